@@ -1,0 +1,43 @@
+# The two set-up commands of the README:
+#   make run    runs the service on the embedded default (SQLite, in-process metering)
+#   make test   runs the whole test suite twice: embedded default, then PostgreSQL + Redis
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/foodservice
+REDIS_TEST_URL ?= redis://127.0.0.1:6379/1
+PYTEST_ARGS ?=
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test test-embedded test-services lint format
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+run: $(VENV)/.installed
+	$(PY) manage.py migrate --noinput -v0
+	$(PY) manage.py setup_demo --host $(HOST) --port $(PORT)
+	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
+
+test: test-embedded test-services
+
+test-embedded: $(VENV)/.installed
+	@echo "=== test pass 1/2: embedded default (SQLite, in-process metering) ==="
+	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest $(PYTEST_ARGS)
+
+test-services: $(VENV)/.installed
+	@echo "=== test pass 2/2: PostgreSQL + Redis ==="
+	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.installed
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .

@@ -1,0 +1,114 @@
+"""Writes of accounts: create, change tier, choose market (spec 2.1, 3.2, 3.3).
+
+Every change that alters what a key may do drops the account's keys from the shared
+key cache, so it applies to every key on the next request, on every worker.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import Account, User
+from accounts.selectors import markets_offered
+from accounts.tiers import Tier, TierLimits
+from foodservice import problems
+from keys.services import keys_forget_account
+
+_MARKET = re.compile(r"[A-Za-z]{2}")
+
+
+def account_create(
+    *,
+    email: str,
+    password: str | None = None,
+    tier: str = Tier.TASTER,
+    market: str = "",
+    now: datetime | None = None,
+) -> Account:
+    """A user and their account, on ``tier`` (Taster unless told otherwise)."""
+    email = User.objects.normalize_email(email).strip().lower()
+    try:
+        validate_email(email)
+    except DjangoValidationError:
+        raise problems.ValidationFailed({"email": "Enter a valid e-mail address."}) from None
+    taken = problems.ValidationFailed({"email": "An account with this e-mail already exists."})
+    if User.objects.filter(email=email).exists():
+        raise taken
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                user = User.objects.create_user(email=email, password=password)
+        except IntegrityError:  # a concurrent sign-up with the same address won
+            raise taken from None
+        account = Account.objects.create(owner=user)
+        if tier != Tier.TASTER:
+            account_set_tier(account=account, tier=tier, now=now)
+        if market:
+            account_set_market(account=account, market=market)
+    return account
+
+
+def account_set_tier(
+    *,
+    account: Account,
+    tier: str,
+    custom: TierLimits | None = None,
+    now: datetime | None = None,
+) -> Account:
+    """Move ``account`` to ``tier``, effective for every key on the next request.
+
+    Billing periods (README, "Changing tier"): moving onto a monthly window from a daily
+    one starts a billing period at ``now``; moving between monthly tiers keeps the
+    anchor (spec 3.3: renewal date and usage spent are kept, the ceiling rises at once);
+    moving onto a daily window clears it. ``custom`` sets Executive Chef's negotiated
+    limits and is refused on any other tier.
+    """
+    try:
+        tier = Tier(tier)
+    except ValueError:
+        choices = ", ".join(Tier.values)
+        raise problems.ValidationFailed(
+            {"tier": f"Unknown tier {tier!r}; one of {choices}."}
+        ) from None
+    if custom is not None and tier != Tier.EXECUTIVE_CHEF:
+        raise problems.ValidationFailed({"tier": "Custom limits are for executive_chef only."})
+    now = now or timezone.now()
+    with transaction.atomic():
+        account = Account.objects.select_for_update().get(pk=account.pk)
+        old_window = account.limits.window
+        account.tier = tier
+        account.custom_quota = custom.quota if custom else None
+        account.custom_window = custom.window if custom else ""
+        account.custom_rate = custom.rate if custom else None
+        account.custom_burst = custom.burst if custom else None
+        new_window = account.limits.window
+        if new_window == "day":
+            account.billing_anchor = None
+        elif old_window != "month" or account.billing_anchor is None:
+            account.billing_anchor = now
+        account.save()
+        keys_forget_account(account=account)
+    return account
+
+
+def account_set_market(*, account: Account, market: str) -> Account:
+    """Select the account's market (spec 3.2): an offered ISO 3166-1 alpha-2 code."""
+    if not isinstance(market, str) or not _MARKET.fullmatch(market):
+        raise problems.ValidationFailed({"market": "A two-letter ISO 3166-1 country code."})
+    market = market.upper()
+    offered = markets_offered()
+    if market not in offered:
+        raise problems.ValidationFailed(
+            {"market": f"{market} is not offered; choose one of {', '.join(offered)}."}
+        )
+    with transaction.atomic():
+        Account.objects.filter(pk=account.pk).update(market=market, updated_at=timezone.now())
+        account.market = market
+        keys_forget_account(account=account)
+    return account

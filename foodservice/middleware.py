@@ -1,0 +1,28 @@
+"""Keeps /v1 answers problem+json even when an exception escapes DRF's views."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+
+from foodservice.exception_handler import is_api_path, problem_for, problem_response
+
+
+class ProblemMiddleware:
+    """Renders any exception raised under /v1 outside a DRF view as a problem.
+
+    Runs before Django's technical error pages, so not even ``DEBUG=True`` shows a
+    trace to an API client.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not is_api_path(request):
+            return None
+        return problem_response(problem_for(exception))

@@ -1,0 +1,28 @@
+"""Routes: the /v1 API, the dashboard, the admin."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path, re_path
+
+from accounts.api import MarketView
+from foodservice import errors
+from metering.api import UsageView
+
+api_v1 = [
+    path("market", MarketView.as_view(), name="market"),
+    path("usage", UsageView.as_view(), name="usage"),
+    path("", include("catalogue.urls")),
+    # Anything else under /v1 is a 404 problem, whatever DEBUG says.
+    re_path(r"^.*$", errors.ApiNotFound.as_view()),
+]
+
+urlpatterns = [
+    path("v1/", include((api_v1, "v1"))),
+    path("admin/", admin.site.urls),
+]
+
+handler400 = errors.bad_request
+handler403 = errors.permission_denied
+handler404 = errors.page_not_found
+handler500 = errors.server_error

@@ -1,0 +1,46 @@
+"""The shared key cache: secret digest -> ``KeyPrincipal``.
+
+Lives in the ``keys`` cache alias: Redis, shared by every worker on every host, or a
+dummy cache (no caching) on the embedded default. Invalidation writes a short-lived
+tombstone instead of deleting, and entries are only ever *added*: a worker that read
+the database just before a revocation committed cannot put its stale copy back while
+the tombstone stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.core.cache import caches
+from django.db import transaction
+
+from keys.principal import KeyPrincipal
+
+TOMBSTONE = "invalidated"
+TOMBSTONE_SECONDS = 60
+
+
+def _key(digest: str) -> str:
+    return f"key:{digest}"
+
+
+def cached_principal(digest: str) -> KeyPrincipal | None:
+    """The cached principal, or None on a miss or a tombstone."""
+    value = caches["keys"].get(_key(digest))
+    return value if isinstance(value, KeyPrincipal) else None
+
+
+def remember(digest: str, principal: KeyPrincipal) -> None:
+    """Cache ``principal`` unless the entry exists (a tombstone, or a fresher copy)."""
+    caches["keys"].add(_key(digest), principal)
+
+
+def forget(digests: Iterable[str]) -> None:
+    """Invalidate now and again once the surrounding transaction commits, so no worker
+    serves the old state after the change is visible in the database."""
+    tombstones = {_key(d): TOMBSTONE for d in digests}
+    if not tombstones:
+        return
+    cache = caches["keys"]
+    cache.set_many(tombstones, timeout=TOMBSTONE_SECONDS)
+    transaction.on_commit(lambda: cache.set_many(tombstones, timeout=TOMBSTONE_SECONDS))

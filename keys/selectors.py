@@ -1,0 +1,77 @@
+"""Reads of API keys."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.conf import settings
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from accounts.models import Account
+from foodservice import problems
+from keys import cache, secrets
+from keys.models import ApiKey
+from keys.principal import KeyPrincipal
+
+
+def key_authenticate(*, secret: str, now: datetime | None = None) -> KeyPrincipal | None:
+    """The principal of an active key, or None for anything else.
+
+    Malformed secrets are refused before any I/O. A revoked, expired and unknown key
+    all take the same path (one indexed query that filters them out), so neither the
+    answer nor its timing tells them apart. Hot keys are served from the shared cache.
+    """
+    if not secrets.is_well_formed(secret):
+        return None
+    now = now or timezone.now()
+    digest = secrets.digest(secret, pepper=settings.KEY_PEPPER)
+    principal = cache.cached_principal(digest)
+    if principal is None:
+        key = (
+            ApiKey.objects.active(now).select_related("account").filter(secret_hash=digest).first()
+        )
+        if key is None or not secrets.matches(secret, key.secret_hash, pepper=settings.KEY_PEPPER):
+            return None
+        principal = principal_for(key)
+        cache.remember(digest, principal)
+    return None if principal.expired_at(now) else principal
+
+
+def principal_for(key: ApiKey) -> KeyPrincipal:
+    account = key.account
+    return KeyPrincipal(
+        key_id=key.pk,
+        account_id=account.pk,
+        tier=account.tier,
+        limits=account.limits,
+        market=account.market,
+        billing_anchor=account.billing_anchor,
+        expires_at=key.expires_at,
+    )
+
+
+def keys_for_account(*, account: Account) -> QuerySet[ApiKey]:
+    """Every key of the account, revoked and expired ones included (their history stays)."""
+    return ApiKey.objects.filter(account=account).order_by("created_at", "id")
+
+
+def key_get(*, key_id: int | str, account: Account | None = None) -> ApiKey:
+    """The key with ``key_id`` (of ``account`` when given), or the not-found problem.
+
+    Scoping by account is how the dashboard makes another account's key a 404."""
+    try:
+        pk = int(key_id)
+    except (TypeError, ValueError):
+        raise problems.NotFound(f"No key with id {key_id!r}.") from None
+    queryset = ApiKey.objects.select_related("account__owner")
+    if account is not None:
+        queryset = queryset.filter(account=account)
+    key = queryset.filter(pk=pk).first()
+    if key is None:
+        raise problems.NotFound(f"No key with id {key_id!r}.")
+    return key
+
+
+def active_key_count(*, account: Account, now: datetime) -> int:
+    return ApiKey.objects.filter(account=account).active(now).count()

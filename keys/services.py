@@ -1,0 +1,116 @@
+"""Writes of API keys: create, rotate, revoke, rename (spec 3.1).
+
+The dashboard, the admin and the operator commands all call these, so a key revoked
+in one place is revoked the same way everywhere. Raw secrets leave ``key_create`` and
+``key_rotate`` once, in their return value, and are never stored or logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Account
+from foodservice import problems
+from keys import cache, secrets
+from keys.models import ApiKey, KeyState
+from keys.selectors import active_key_count
+
+logger = logging.getLogger("foodservice.keys")
+
+LABEL_MAX = 100
+
+
+def key_create(
+    *, account: Account, label: str, expires_at: datetime | None = None, now: datetime | None = None
+) -> tuple[ApiKey, str]:
+    """A new active key and its raw secret: the only time the secret exists.
+
+    At most ``MAX_KEYS_PER_ACCOUNT`` active keys (spec 2.1), enforced without races: the
+    account row is locked (PostgreSQL ``SELECT ... FOR UPDATE``; SQLite transactions
+    begin IMMEDIATE) while the keys are counted and the new one inserted.
+    """
+    now = now or timezone.now()
+    label = _clean_label(label)
+    with transaction.atomic():
+        Account.objects.select_for_update().filter(pk=account.pk).first()
+        if active_key_count(account=account, now=now) >= settings.MAX_KEYS_PER_ACCOUNT:
+            raise problems.KeyLimitReached()
+        secret, digest = _fresh_secret()
+        key = ApiKey.objects.create(
+            account=account,
+            label=label,
+            secret_hash=digest,
+            hint=secrets.hint(secret),
+            created_at=now,
+            expires_at=expires_at,
+        )
+    logger.info("key created", extra={"key_id": key.pk, "account_id": account.pk})
+    return key, secret
+
+
+def key_rotate(*, key: ApiKey, now: datetime | None = None) -> tuple[ApiKey, str]:
+    """A fresh secret for an active key, returned once; the old one fails from the next
+    request on. Id, label, tier and usage history are kept (spec 3.1)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = ApiKey.objects.select_for_update().get(pk=key.pk)
+        if locked.state_at(now) != KeyState.ACTIVE:
+            raise problems.KeyNotActive()
+        old_digest = locked.secret_hash
+        secret, digest = _fresh_secret()
+        locked.secret_hash, locked.hint, locked.rotated_at = digest, secrets.hint(secret), now
+        locked.save(update_fields=["secret_hash", "hint", "rotated_at"])
+        cache.forget([old_digest])
+    logger.info("key rotated", extra={"key_id": key.pk})
+    _refresh(key, locked)
+    return key, secret
+
+
+def key_revoke(*, key: ApiKey, now: datetime | None = None) -> ApiKey:
+    """Revoke ``key``: it stops authenticating on the next request. Idempotent."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = ApiKey.objects.select_for_update().get(pk=key.pk)
+        if locked.revoked_at is None:
+            locked.revoked_at = now
+            locked.save(update_fields=["revoked_at"])
+            logger.info("key revoked", extra={"key_id": key.pk})
+        cache.forget([locked.secret_hash])
+    _refresh(key, locked)
+    return key
+
+
+def key_rename(*, key: ApiKey, label: str) -> ApiKey:
+    key.label = _clean_label(label)
+    key.save(update_fields=["label"])
+    return key
+
+
+def keys_forget_account(*, account: Account) -> None:
+    """Drop every cached principal of ``account`` (its tier or market changed)."""
+    cache.forget(ApiKey.objects.filter(account=account).values_list("secret_hash", flat=True))
+
+
+def _fresh_secret() -> tuple[str, str]:
+    secret = secrets.generate()
+    # A collision (2**-256) would violate the unique index and roll back, never merge keys.
+    return secret, secrets.digest(secret, pepper=settings.KEY_PEPPER)
+
+
+def _clean_label(label: str) -> str:
+    label = " ".join(str(label).split())
+    if not label:
+        raise problems.ValidationFailed({"label": "A label is required."})
+    if len(label) > LABEL_MAX:
+        raise problems.ValidationFailed({"label": f"At most {LABEL_MAX} characters."})
+    return label
+
+
+def _refresh(target: ApiKey, source: ApiKey) -> None:
+    for field in ("secret_hash", "hint", "rotated_at", "revoked_at"):
+        setattr(target, field, getattr(source, field))

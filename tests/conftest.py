@@ -1,0 +1,86 @@
+"""Fixtures shared by every test.
+
+The suite runs against real services: SQLite and in-process metering when no
+environment is set, PostgreSQL and Redis when ``DATABASE_URL`` and ``REDIS_URL`` are.
+When ``REDIS_URL`` is set and Redis does not answer, the run fails; it never skips.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+
+import pytest
+import time_machine
+from django.conf import settings
+from django.core.cache import caches
+from rest_framework.test import APIClient
+
+from accounts.models import Account
+from accounts.services import account_set_tier
+from keys.models import ApiKey
+from keys.services import key_create
+from tests.factories import AccountFactory
+
+# A fixed instant for tests that control the clock: 2026-03-10 14:25:00 UTC.
+T0 = dt.datetime(2026, 3, 10, 14, 25, tzinfo=dt.UTC)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    db = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+    return f"foodservice backends: database={db} metering={settings.METER_BACKEND}"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if settings.REDIS_URL:
+        from django_redis import get_redis_connection
+
+        try:
+            get_redis_connection("default").ping()
+        except Exception as exc:  # any failure means "unreachable"
+            pytest.exit(f"REDIS_URL={settings.REDIS_URL} is unreachable: {exc}", returncode=3)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> Iterator[None]:
+    """Every test starts with empty caches and (on Redis) an empty Redis database."""
+    if settings.REDIS_URL:
+        from django_redis import get_redis_connection
+
+        get_redis_connection("default").flushdb()
+    for alias in settings.CACHES:
+        caches[alias].clear()
+    yield
+
+
+@pytest.fixture
+def clock() -> Iterator[time_machine.Coordinates]:
+    """A controlled clock stopped at ``T0``; move it with ``clock.shift(seconds)`` or
+    ``clock.move_to(datetime)``."""
+    with time_machine.travel(T0, tick=False) as traveller:
+        yield traveller
+
+
+@pytest.fixture
+def api_client() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def account(db: None) -> Account:
+    """A Taster account with market US chosen."""
+    return AccountFactory(market="US")
+
+
+@pytest.fixture
+def key_and_secret(account: Account) -> tuple[ApiKey, str]:
+    """An active key of ``account`` and its raw secret, made by the real service."""
+    return key_create(account=account, label="test key")
+
+
+@pytest.fixture
+def paid_key_and_secret(db: None) -> tuple[ApiKey, str]:
+    """An active key of a Sous Chef account (no market chosen)."""
+    paid = AccountFactory()
+    account_set_tier(account=paid, tier="sous_chef")
+    return key_create(account=paid, label="paid key")
