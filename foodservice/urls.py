@@ -19,6 +19,7 @@ api_v1 = [
 
 urlpatterns = [
     path("v1/", include((api_v1, "v1"))),
+    re_path(r"^v1$", errors.ApiNotFound.as_view()),
     path("admin/", admin.site.urls),
 ]
 

@@ -8,12 +8,16 @@ When ``REDIS_URL`` is set and Redis does not answer, the run fails; it never ski
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+import io
+import os
+import tempfile
+from collections.abc import Callable, Iterator
 
 import pytest
 import time_machine
 from django.conf import settings
 from django.core.cache import caches
+from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from accounts.models import Account
@@ -39,6 +43,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             get_redis_connection("default").ping()
         except Exception as exc:  # any failure means "unreachable"
             pytest.exit(f"REDIS_URL={settings.REDIS_URL} is unreachable: {exc}", returncode=3)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """On SQLite, test in a file rather than in memory, so threads (the concurrent key
+    creation race) and a second server process share the database. One file per run:
+    several runs may share the machine."""
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3"):
+        name = os.path.join(tempfile.gettempdir(), f"foodservice-test-{os.getpid()}.sqlite3")
+        db.setdefault("TEST", {})["NAME"] = name
 
 
 @pytest.fixture(autouse=True)
@@ -84,3 +99,16 @@ def paid_key_and_secret(db: None) -> tuple[ApiKey, str]:
     paid = AccountFactory()
     account_set_tier(account=paid, tier="sous_chef")
     return key_create(account=paid, label="paid key")
+
+
+@pytest.fixture
+def run_command() -> Callable[..., str]:
+    """Run a management command in-process and return its stdout. A failure raises
+    ``CommandError`` with the one line the command would print on stderr."""
+
+    def run(*args: str) -> str:
+        stdout = io.StringIO()
+        call_command(*args, stdout=stdout, stderr=io.StringIO())
+        return stdout.getvalue()
+
+    return run

@@ -1,0 +1,112 @@
+"""Real server processes for tests that need more than one process (gunicorn)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_database_url() -> str:
+    """A DATABASE_URL for the database this test run is using (the test database)."""
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    """The environment a server process needs to share this test run's state."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(
+        DATABASE_URL=test_database_url(),
+        SECRET_KEY=settings.SECRET_KEY,
+        KEY_PEPPER=settings.KEY_PEPPER,
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        DEBUG="0",
+        SECURE_COOKIES="0",
+    )
+    if settings.REDIS_URL:
+        env["REDIS_URL"] = settings.REDIS_URL
+    env.update(extra)
+    return env
+
+
+@contextmanager
+def gunicorn(*, workers: int = 2, threads: int = 1, **env: str) -> Iterator[str]:
+    """Run gunicorn on a free port with this run's database and Redis; yields the base
+    URL once it answers, and stops it afterwards."""
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "foodservice.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+        "--log-level",
+        "warning",
+        "--timeout",
+        "30",
+    ]
+    process = subprocess.Popen(command, cwd=ROOT, env=server_env(**env))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(base, process)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_until_up(base: str, process: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {process.returncode}")
+        try:
+            urllib.request.urlopen(f"{base}/v1/market", timeout=1)
+        except urllib.error.HTTPError:
+            return  # any HTTP answer (401 here) means it is serving
+        except OSError:
+            time.sleep(0.1)
+            continue
+        return
+    raise RuntimeError("gunicorn did not start in time")
+
+
+def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """GET ``url``; returns (status, headers, body) for any status."""
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
