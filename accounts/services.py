@@ -29,9 +29,13 @@ def account_create(
     password: str | None = None,
     tier: str = Tier.TASTER,
     market: str = "",
+    email_verified: bool = False,
     now: datetime | None = None,
 ) -> Account:
-    """A user and their account, on ``tier`` (Taster unless told otherwise)."""
+    """A user and their account, on ``tier`` (Taster unless told otherwise).
+
+    ``email_verified`` is for accounts an operator vouches for (``create_account``,
+    ``setup_demo``); sign-ups verify through the e-mailed link instead."""
     email = User.objects.normalize_email(email).strip().lower()
     try:
         validate_email(email)
@@ -43,14 +47,18 @@ def account_create(
     with transaction.atomic():
         try:
             with transaction.atomic():
-                user = User.objects.create_user(email=email, password=password)
+                user = User.objects.create_user(
+                    email=email,
+                    password=password,
+                    email_verified_at=(now or timezone.now()) if email_verified else None,
+                )
         except IntegrityError:  # a concurrent sign-up with the same address won
             raise taken from None
         account = Account.objects.create(owner=user)
         if tier != Tier.TASTER:
-            account_set_tier(account=account, tier=tier, now=now)
+            account = account_set_tier(account=account, tier=tier, now=now)
         if market:
-            account_set_market(account=account, market=market)
+            account = account_set_market(account=account, market=market)
     return account
 
 
@@ -112,3 +120,14 @@ def account_set_market(*, account: Account, market: str) -> Account:
         account.market = market
         keys_forget_account(account=account)
     return account
+
+
+def user_verify_email(*, user: User, now: datetime | None = None) -> User:
+    """Mark ``user``'s e-mail address verified (spec 5.4), from ``now``. Idempotent: the
+    first verification time is kept."""
+    if user.email_verified_at is None:
+        user.email_verified_at = now or timezone.now()
+        User.objects.filter(pk=user.pk, email_verified_at__isnull=True).update(
+            email_verified_at=user.email_verified_at
+        )
+    return user

@@ -1,0 +1,60 @@
+"""``manage.py setup_demo [--host H] [--port P]``, run by ``make run``.
+
+Idempotent: ensures the demo account (demo@example.com, Taster, market US or the first
+market offered), then gives it a working key and prints the secret and a ``curl`` line.
+The raw secret is never stored, so a re-run rotates the active "demo" key (a new secret
+each run) and creates it when there is none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import CommandParser
+from django.utils import timezone
+
+from accounts.models import Account
+from accounts.selectors import account_get_by_email, markets_offered
+from accounts.services import account_create
+from foodservice import problems
+from foodservice.cli import ServiceCommand
+from keys.selectors import keys_for_account
+from keys.services import key_create, key_rotate
+
+EMAIL = "demo@example.com"
+LABEL = "demo"
+
+
+class Command(ServiceCommand):
+    help = "Ensure a demo account with a working key; print the key and a curl line."
+    json_output = False
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8000)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        account = _demo_account()
+        demo_keys = keys_for_account(account=account).active(timezone.now()).filter(label=LABEL)
+        if key := demo_keys.first():
+            key, secret = key_rotate(key=key)
+        else:
+            key, secret = key_create(account=account, label=LABEL)
+        host = "127.0.0.1" if options["host"] in ("0.0.0.0", "::", "") else options["host"]  # noqa: S104
+        self.stdout.write(
+            f"Demo account {EMAIL} (tier {account.tier}, market {account.market or '-'}), "
+            f'key {key.pk} "{LABEL}".\n'
+            f"API key (new on every run, shown once): {secret}\n"
+            f"Try it:\n"
+            f'  curl -H "X-API-Key: {secret}" "http://{host}:{options["port"]}/v1/foods?q=butter"'
+        )
+
+
+def _demo_account() -> Account:
+    try:
+        return account_get_by_email(email=EMAIL)
+    except problems.NotFound:
+        pass
+    offered = markets_offered()
+    market = "US" if "US" in offered else (offered[0] if offered else "")
+    return account_create(email=EMAIL, market=market, email_verified=True)
