@@ -1,0 +1,160 @@
+"""Quota windows (spec 8.1, 8.4). Pure: no I/O, time is always passed in.
+
+Time is counted in whole hours since the Unix epoch ("hour numbers"): usage is kept in
+hourly steps, so every window boundary falls on the top of an hour.
+
+- **day** (Taster, and any custom daily window): a rolling 24 hours in hourly steps.
+  At any instant the window holds the current hour and the 23 before it; each hour's
+  requests leave it when that hour is 24 hours old (spec 8.1: no reset at midnight,
+  allowance frees as each hour ages out). Allowance next frees at the top of the next
+  hour (spec 8.4).
+- **month** (paid tiers): the billing period. Periods start at the account's billing
+  anchor, floored to the top of its hour, and renew on the same day of each month at
+  that hour, clamped to the month's last day (Jan 31 -> Feb 28/29 -> Mar 31). Flooring
+  to the hour keeps periods made of whole hourly steps, so a count rebuilt from the
+  hourly history is exact. Allowance next frees on renewal.
+"""
+
+from __future__ import annotations
+
+import calendar
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+
+from accounts.tiers import TierLimits, WindowKind
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+US = timedelta(microseconds=1)
+HOUR_US = 3_600_000_000
+DAY_HOURS = 24
+DAY_SECONDS = DAY_HOURS * 3600
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The quota window in force for one account at one instant.
+
+    ``hour`` is the current hour number. ``start_hour`` is the first hour of the billing
+    period on a monthly window and ``None`` on the rolling day. ``resets_at`` is when
+    allowance next frees up (the top of the next hour, or the renewal) and ``seconds``
+    the window's length (86,400, or the current period's length).
+    """
+
+    kind: WindowKind
+    quota: int
+    hour: int
+    start_hour: int | None
+    resets_at: datetime
+    seconds: int
+
+    @property
+    def first_hour(self) -> int:
+        """The oldest hour whose requests count in this window."""
+        if self.start_hour is None:
+            return self.hour - DAY_HOURS + 1
+        return self.start_hour
+
+
+def to_us(moment: datetime) -> int:
+    """Microseconds since the epoch, exactly (no float rounding)."""
+    return (moment - EPOCH) // US
+
+
+def hour_of(moment: datetime) -> int:
+    return to_us(moment) // HOUR_US
+
+
+def hour_start(hour: int) -> datetime:
+    return EPOCH + timedelta(hours=hour)
+
+
+def floor_hour(moment: datetime) -> datetime:
+    return hour_start(hour_of(moment))
+
+
+def add_months(moment: datetime, months: int) -> datetime:
+    """``moment`` moved by ``months`` calendar months, the day clamped to the target
+    month's last day (Jan 31 + 1 month = Feb 28 or 29)."""
+    index = moment.year * 12 + moment.month - 1 + months
+    year, month = divmod(index, 12)
+    day = min(moment.day, calendar.monthrange(year, month + 1)[1])
+    return moment.replace(year=year, month=month + 1, day=day)
+
+
+def billing_period(anchor: datetime | None, now: datetime) -> tuple[datetime, datetime]:
+    """``(start, end)`` of the billing period holding ``now``.
+
+    Renewals are counted from the anchor itself (never chained), so a Jan 31 anchor
+    renews on Feb 28 and then Mar 31. Without an anchor, periods are calendar months
+    (UTC). A ``now`` before the anchor (a host whose clock lags the one that set it)
+    falls in the first period.
+    """
+    origin = floor_hour(anchor) if anchor is not None else EPOCH
+    months = (now.year - origin.year) * 12 + now.month - origin.month
+    start = add_months(origin, months)
+    if start > now:
+        months -= 1
+    months = max(months, 0)
+    return add_months(origin, months), add_months(origin, months + 1)
+
+
+def window_at(limits: TierLimits, anchor: datetime | None, now: datetime) -> Window:
+    """The window of an account with ``limits`` and billing ``anchor`` at ``now``."""
+    return _window_in_hour(limits, anchor, hour_of(now))
+
+
+@lru_cache(maxsize=4096)
+def _window_in_hour(limits: TierLimits, anchor: datetime | None, hour: int) -> Window:
+    # Every boundary falls on the top of an hour, so the window is the same all hour
+    # long: cached per hour, the calendar arithmetic runs once per account and hour.
+    if limits.window == "day":
+        return Window(
+            kind="day",
+            quota=limits.quota,
+            hour=hour,
+            start_hour=None,
+            resets_at=hour_start(hour + 1),
+            seconds=DAY_SECONDS,
+        )
+    start, end = billing_period(anchor, hour_start(hour))
+    return Window(
+        kind="month",
+        quota=limits.quota,
+        hour=hour,
+        start_hour=hour_of(start),
+        resets_at=end,
+        seconds=int((end - start).total_seconds()),
+    )
+
+
+def day_used(counts: Mapping[int, int], hour: int) -> int:
+    """Requests counted in the rolling day ending in ``hour`` (``counts``: hour -> n)."""
+    return sum(n for h, n in counts.items() if hour - DAY_HOURS < h <= hour)
+
+
+def day_frees_at(counts: Mapping[int, int], hour: int, quota: int) -> datetime:
+    """When a request will next be admitted on a full rolling day: the first top of an
+    hour at which enough counted hours have aged out to leave room for one more
+    (assuming no other traffic meanwhile). With a quota of 0 nothing is ever admitted;
+    the answer is then the moment the whole window has aged out."""
+    for ahead in range(1, DAY_HOURS + 1):
+        if day_used(counts, hour + ahead) < quota:
+            return hour_start(hour + ahead)
+    return hour_start(hour + DAY_HOURS)
+
+
+def seconds_until(moment: datetime, now: datetime) -> int:
+    """Whole seconds from ``now`` to ``moment``, rounded up and at least 1 (spec 7:
+    Retry-After is never 0 while waiting is needed)."""
+    return max(1, _ceil_div(to_us(moment) - to_us(now), 1_000_000))
+
+
+def epoch_seconds(moment: datetime) -> int:
+    """``moment`` as a Unix timestamp, rounded up to the whole second."""
+    return _ceil_div(to_us(moment), 1_000_000)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
