@@ -18,6 +18,7 @@ import time_machine
 from django.conf import settings
 from django.core.cache import caches
 from django.core.management import call_command
+from django.test import override_settings
 from rest_framework.test import APIClient
 
 from accounts.models import Account
@@ -54,6 +55,18 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
     if db["ENGINE"].endswith("sqlite3"):
         name = os.path.join(tempfile.gettempdir(), f"foodservice-test-{os.getpid()}.sqlite3")
         db.setdefault("TEST", {})["NAME"] = name
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Argon2 (100 MB, ~100 ms a hash) on every test user would dominate the suite's
+    time, so tests hash passwords with a fast hasher unless marked ``real_hashers``
+    (the tests that prove production hashes with Argon2)."""
+    if request.node.get_closest_marker("real_hashers"):
+        yield
+        return
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -112,3 +125,19 @@ def run_command() -> Callable[..., str]:
         return stdout.getvalue()
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _fresh_meter(settings) -> Iterator[None]:  # pytest-django's settings fixture
+    """Every test starts with an empty in-process meter and usage buffer, and no usage
+    flusher thread (tests write the history with ``usage_flush()``)."""
+    from metering import recorder
+    from metering.backends import meter_reset
+
+    settings.METER_FLUSH_SECONDS = 0
+    meter_reset()
+    recorder.buffer.reset()
+    yield
+    recorder.flusher.stop()
+    meter_reset()
+    recorder.buffer.reset()

@@ -16,6 +16,7 @@ from tests.conftest import T0
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.real_hashers
 def test_new_accounts_start_on_taster_without_a_market():
     account = account_create(email="New.Cook@Example.com", password="a long passphrase 42")
     assert account.tier == "taster"
