@@ -102,10 +102,20 @@ AUTH_USER_MODEL = "accounts.User"
 # --- Redis: metering and the shared key cache ----------------------------------------
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
+    from redis import ConnectionError as _RedisConnectionError
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
     _redis_options = {
         "CLIENT_CLASS": "django_redis.client.DefaultClient",
         "SOCKET_CONNECT_TIMEOUT": 0.5,
         "SOCKET_TIMEOUT": 0.5,
+        # One immediate retry on a broken pooled connection, none on timeouts: redis-py's
+        # default retries with backoff would stall every request for seconds while Redis
+        # is down (the key cache then falls back to the database).
+        "CONNECTION_POOL_KWARGS": {
+            "retry": Retry(NoBackoff(), 1, supported_errors=(_RedisConnectionError,))
+        },
     }
     CACHES = {
         "default": {
@@ -142,6 +152,9 @@ METER_BACKEND = env_choice("METER_BACKEND", ("redis", "memory"), "redis" if REDI
 METER_FAILURE_POLICY = env_choice("METER_FAILURE_POLICY", ("closed", "open"), "closed")
 # Switch metering off entirely (benchmarks compare against it). Never in production.
 METERING_ENABLED = env_bool("METERING_ENABLED", default=True)
+# Every web worker writes its per-key usage history (metering/recorder.py) this often, in
+# seconds, from a thread of its own; a crash loses at most about this much history.
+METER_FLUSH_SECONDS = float(env_str("METER_FLUSH_SECONDS", "5"))
 
 # --- Tiers (spec 8.1, 8.3). Launch values: one table, so they can change. ------------
 # quota: requests per window; window: "day" (rolling 24 h in hourly steps) or "month"

@@ -20,19 +20,40 @@ TOMBSTONE = "invalidated"
 TOMBSTONE_SECONDS = 60
 
 
+def _redis_unreachable() -> tuple[type[BaseException], ...]:
+    try:
+        import redis
+        from django_redis.exceptions import ConnectionInterrupted
+    except ImportError:  # pragma: no cover - both ship with the service
+        return ()
+    return (ConnectionInterrupted, redis.ConnectionError, redis.TimeoutError)
+
+
+REDIS_UNREACHABLE = _redis_unreachable()  # the errors of an unreachable Redis
+
+
 def _key(digest: str) -> str:
     return f"key:{digest}"
 
 
 def cached_principal(digest: str) -> KeyPrincipal | None:
-    """The cached principal, or None on a miss or a tombstone."""
-    value = caches["keys"].get(_key(digest))
+    """The cached principal, or None on a miss or a tombstone. Redis unreachable counts
+    as a miss (the database answers), so the metering failure policy decides what a
+    request gets during a Redis outage, not an exception here."""
+    try:
+        value = caches["keys"].get(_key(digest))
+    except REDIS_UNREACHABLE:
+        return None
     return value if isinstance(value, KeyPrincipal) else None
 
 
 def remember(digest: str, principal: KeyPrincipal) -> None:
-    """Cache ``principal`` unless the entry exists (a tombstone, or a fresher copy)."""
-    caches["keys"].add(_key(digest), principal)
+    """Cache ``principal`` unless the entry exists (a tombstone, or a fresher copy).
+    Skipped while Redis is unreachable."""
+    try:
+        caches["keys"].add(_key(digest), principal)
+    except REDIS_UNREACHABLE:
+        return
 
 
 def forget(digests: Iterable[str]) -> None:

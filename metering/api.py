@@ -1,19 +1,76 @@
-"""Metered API views and GET /v1/usage."""
+"""Metered API views and GET /v1/usage (spec 2.4, 4, 7, 8)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.http import HttpResponseBase
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from foodservice.problems import ServiceUnavailable
+from keys.cache import REDIS_UNREACHABLE
+from metering.headers import ratelimit_headers
+from metering.selectors import principal_usage
+from metering.throttling import MeterThrottle, _now, meter_decision
 
-class MeteredAPIView(APIView):
-    """Base of every metered data read (spec 8): every view under /v1 that reads data
-    subclasses it. Metering is wired in by the metering app."""
+
+class _RedisOutageIs503:
+    """Redis unreachable anywhere in the request (the shared key cache included) is a
+    503 service-unavailable problem, never a 500."""
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, REDIS_UNREACHABLE):
+            exc = ServiceUnavailable()
+        return super().handle_exception(exc)  # type: ignore[misc]
 
 
-class UsageView(APIView):
-    """``GET /v1/usage``: unmetered (spec 4)."""
+class MeteredAPIView(_RedisOutageIs503, APIView):
+    """Base of every metered data read (spec 8): every /v1 view that reads data
+    subclasses it and implements ``get``.
+
+    GET and HEAD are metered once per request by ``MeterThrottle`` (burst and quota in
+    one atomic decision; a 429 is never counted). Every admitted metered response,
+    whatever the view answers (2xx, 304, 403, 404, ...), carries the RateLimit headers
+    (metering/headers.py); the quota 429 carries them too, the burst 429 only
+    Retry-After. Subclasses must not change ``throttle_classes``. A view returning
+    ``Response(status=304)`` itself keeps the headers: no middleware rebuilds it.
+    """
+
+    throttle_classes = [MeterThrottle]
+
+    def finalize_response(
+        self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any
+    ) -> HttpResponseBase:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        decision = meter_decision(request)
+        if decision is not None and decision.allowed:
+            for name, value in ratelimit_headers(decision).items():
+                response[name] = value
+        return response
+
+
+class UsageView(_RedisOutageIs503, APIView):
+    """``GET /v1/usage``: ``{"data": <usage record>}`` (spec 2.4) for the key's account.
+
+    Unmetered (spec 4): no quota, no burst token, no RateLimit headers, and it answers
+    when the account is over quota. Its numbers agree with the RateLimit headers of the
+    account's last metered response (both come from the live meter)."""
+
+    throttle_classes: list = []
 
     def get(self, request: Request) -> Response:
-        raise NotImplementedError
+        usage = principal_usage(principal=request.auth, now=_now())
+        return Response(
+            {
+                "data": {
+                    "tier": usage.tier,
+                    "quota_window": usage.quota_window,
+                    "request_quota": usage.request_quota,
+                    "request_count": usage.request_count,
+                    "remaining": usage.remaining,
+                    "period_end": usage.period_end.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                }
+            }
+        )

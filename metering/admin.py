@@ -1,0 +1,27 @@
+"""Usage history in the admin: read-only (it is written by the web workers only)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from metering.models import KeyUsageHour
+
+
+@admin.register(KeyUsageHour)
+class KeyUsageHourAdmin(admin.ModelAdmin):
+    list_display = ("hour", "key", "account", "count")
+    list_filter = ("hour",)
+    search_fields = ("key__label", "account__owner__email")
+    date_hierarchy = "hour"
+    list_select_related = ("key", "account__owner")
+    ordering = ("-hour", "key")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

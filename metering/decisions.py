@@ -1,0 +1,93 @@
+"""What a metered request learns from the meter (spec 7, 8.4). Pure: no I/O.
+
+``decision_for`` turns the meter's raw ``Tally`` into a ``MeterDecision``: admitted or
+refused (and by which limit), what is left, when allowance next frees up and how long a
+refused client must wait. The throttle raises the 429s from it and the RateLimit
+headers (metering/headers.py) and GET /v1/usage are rendered from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from metering import bucket as buckets
+from metering.backends import Outcome, Tally
+from metering.bucket import SECOND_US, Bucket
+from metering.windows import Window, day_frees_at, epoch_seconds, seconds_until, to_us
+
+
+@dataclass(frozen=True, slots=True)
+class MeterDecision:
+    """One account's standing at ``now``, after the request was decided.
+
+    ``refused_by`` is None when the request was admitted (and counted), else "quota" or
+    "burst" (and nothing was counted). ``used`` counts requests in the window across
+    every key of the account. ``retry_after``: whole seconds, rounded up and at least 1,
+    until a retry will be admitted (None when admitted). ``bucket_tokens`` and
+    ``bucket_full_in``: the burst bucket's whole tokens left and seconds until it is full
+    (None when unthrottled).
+    """
+
+    refused_by: Literal["quota", "burst"] | None
+    window: Window
+    used: int
+    now: datetime
+    bucket: Bucket | None
+    bucket_tokens: int | None
+    bucket_full_in: int | None
+    retry_after: int | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.refused_by is None
+
+    @property
+    def quota(self) -> int:
+        return self.window.quota
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.window.quota - self.used)
+
+    @property
+    def reset_after(self) -> int:
+        """Seconds until allowance next frees up (spec 8.4 RateLimit-Reset)."""
+        return seconds_until(self.window.resets_at, self.now)
+
+    @property
+    def reset_epoch(self) -> int:
+        """The same moment as a Unix timestamp (spec 8.4 X-RateLimit-Reset)."""
+        return epoch_seconds(self.window.resets_at)
+
+
+def decision_for(
+    tally: Tally, *, window: Window, bucket: Bucket | None, now: datetime
+) -> MeterDecision:
+    """The decision the meter's ``tally`` stands for (``Outcome.PEEKED``: a standing
+    without a decision, reported as admitted)."""
+    now_us = to_us(now)
+    refused_by: Literal["quota", "burst"] | None = None
+    retry_after = None
+    if tally.outcome == Outcome.QUOTA:
+        refused_by = "quota"
+        frees_at = window.resets_at
+        if window.kind == "day":
+            frees_at = day_frees_at(tally.hour_counts(), tally.hour, window.quota)
+        retry_after = seconds_until(frees_at, now)
+    elif tally.outcome == Outcome.BURST and bucket is not None:
+        refused_by = "burst"
+        wait = buckets.wait_us(bucket, tally.tat, now_us)
+        retry_after = max(1, -(-wait // SECOND_US))
+    full_in = None if bucket is None else buckets.full_in_us(bucket, tally.tat, now_us)
+    return MeterDecision(
+        refused_by=refused_by,
+        window=window,
+        used=tally.used,
+        now=now,
+        bucket=bucket,
+        bucket_tokens=None if bucket is None else buckets.tokens(bucket, tally.tat, now_us),
+        bucket_full_in=None if full_in is None else -(-full_in // SECOND_US),
+        retry_after=retry_after,
+    )

@@ -1,0 +1,153 @@
+--[[
+consume.lua: one metering decision for one account, atomically (spec 7, 8).
+
+The quota check, the burst check and the count are one all-or-nothing step: either
+the request is admitted and counted (one token taken, its hour and its billing period
+incremented), or it is refused and nothing at all changes (a 429 never counts).
+metering/backends.py runs the same algorithm in-process; tests/metering/test_parity.py
+keeps the two identical. Window and bucket arithmetic: metering/windows.py, bucket.py.
+
+KEYS[1]  the account's state hash, "<prefix>meter:{a<account id>}". One key per
+         account under one hash tag, so the script runs unchanged on Redis Cluster.
+         Fields: t (latest clock seen, us), tat (burst bucket's theoretical arrival
+         time, us), ps (billing period's first hour, -1 on a rolling day), pn (requests
+         in period ps), h<i>/c<i> for i = hour % 24 (a ring of 24 hourly counts: the
+         hour number held in slot i and its count).
+ARGV[1]  "consume" or "peek" (peek decides nothing and writes nothing but a seed)
+ARGV[2]  now, us since the epoch, from the caller's clock. The script never lets time
+         go back: it uses max(now, t), so hosts whose clocks differ a little cannot
+         reopen an hour or a billing period that another host already closed.
+ARGV[3]  quota: requests allowed in the window
+ARGV[4]  the billing period's first hour number, or -1 for the rolling 24 hours
+ARGV[5]  bucket refill interval, us per token; 0 = unthrottled
+ARGV[6]  bucket size, tokens
+ARGV[7]  TTL of the state, seconds (an idle account's state expires; it is rebuilt
+         from the durable history on its next request)
+ARGV[8]  "1" when a seed follows, else "0"
+ARGV[9]  seed: requests in the period starting at ARGV[4]
+ARGV[10..] seed: hour number, count pairs for the last 24 hours
+
+Returns {outcome, used, tat, hour, [c(hour-23) .. c(hour)]}:
+  outcome 0 = no state for this account: call again with a seed from the history
+          1 = admitted and counted; used counts this request
+          2 = refused, quota spent (on a rolling day the 24 hourly counts follow, for
+              Retry-After)
+          3 = refused, burst bucket empty
+          4 = peeked (nothing decided)
+  used    requests counted in the window; tat the bucket's state; hour the hour used.
+]]
+
+local key = KEYS[1]
+local mode = ARGV[1]
+local now = tonumber(ARGV[2])
+local quota = tonumber(ARGV[3])
+local want_ps = tonumber(ARGV[4])
+local interval = tonumber(ARGV[5])
+local size = tonumber(ARGV[6])
+local ttl = tonumber(ARGV[7])
+local HOUR = 3600000000
+
+if redis.call('EXISTS', key) == 0 then
+  if ARGV[8] ~= '1' then
+    return {0, 0, 0, 0}
+  end
+  local seed = {'t', now, 'tat', 0, 'ps', want_ps, 'pn', tonumber(ARGV[9])}
+  for i = 10, #ARGV, 2 do
+    local h = tonumber(ARGV[i])
+    local slot = h % 24
+    seed[#seed + 1] = 'h' .. slot
+    seed[#seed + 1] = h
+    seed[#seed + 1] = 'c' .. slot
+    seed[#seed + 1] = tonumber(ARGV[i + 1])
+  end
+  redis.call('HSET', key, unpack(seed))
+  redis.call('EXPIRE', key, ttl)
+end
+
+local state = redis.call('HMGET', key, 't', 'tat', 'ps', 'pn')
+local t = tonumber(state[1]) or 0
+if now < t then
+  now = t
+end
+local hour = math.floor(now / HOUR)
+local slot = hour % 24
+local tat = tonumber(state[2]) or 0
+local ps = tonumber(state[3]) or -1
+local pn = tonumber(state[4]) or 0
+
+-- The 24 hourly counts are read only when needed: on a rolling day, and when a new
+-- billing period starts; otherwise only the current hour's slot.
+-- counts[k] holds the count of hour (hour - 24 + k), k = 1..24
+local counts = {}
+local slot_hour = nil
+if want_ps < 0 or want_ps > ps then
+  local names = {}
+  for i = 0, 23 do
+    names[#names + 1] = 'h' .. i
+    names[#names + 1] = 'c' .. i
+  end
+  local ring = redis.call('HMGET', key, unpack(names))
+  for k = 1, 24 do
+    counts[k] = 0
+  end
+  for i = 0, 23 do
+    local h = tonumber(ring[1 + 2 * i])
+    if h ~= nil and h <= hour and h > hour - 24 then
+      counts[h - hour + 24] = tonumber(ring[2 + 2 * i]) or 0
+    end
+  end
+  slot_hour = tonumber(ring[1 + 2 * slot])
+else
+  slot_hour = tonumber(redis.call('HGET', key, 'h' .. slot))
+end
+
+local used = 0
+if want_ps >= 0 then
+  -- A period only ever moves forward: a caller whose clock lags a renewal that
+  -- another host already saw counts in the newer period.
+  if want_ps > ps then
+    ps = want_ps
+    pn = 0
+    for k = 1, 24 do
+      if hour - 24 + k >= ps then
+        pn = pn + counts[k]
+      end
+    end
+  end
+  used = pn
+else
+  for k = 1, 24 do
+    used = used + counts[k]
+  end
+end
+
+if mode == 'peek' then
+  return {4, used, tat, hour}
+end
+
+if used >= quota then
+  local reply = {2, used, tat, hour}
+  if want_ps < 0 then
+    for k = 1, 24 do
+      reply[#reply + 1] = counts[k]
+    end
+  end
+  return reply
+end
+
+if interval > 0 then
+  local start = math.max(tat, now)
+  if start - now > (size - 1) * interval then
+    return {3, used, start, hour}
+  end
+  tat = start + interval
+end
+
+if slot_hour == hour then
+  redis.call('HINCRBY', key, 'c' .. slot, 1)
+else
+  redis.call('HSET', key, 'h' .. slot, hour, 'c' .. slot, 1)
+end
+redis.call('HSET', key, 't', now, 'tat', tat, 'ps', ps, 'pn', pn + 1)
+redis.call('EXPIRE', key, ttl)
+return {1, used + 1, tat, hour}

@@ -1,0 +1,199 @@
+"""Reads of usage: the account's standing in its window (GET /v1/usage, the dashboard)
+and the per-key history (the dashboard's charts).
+
+Account totals come from the live meter (Redis or in-process), so they agree with the
+RateLimit headers of the last metered response. Per-key numbers come from the durable
+history, which trails the live counts by at most ``settings.METER_FLUSH_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from django.db.models import Sum
+from django.utils import timezone
+
+from accounts.models import Account
+from accounts.tiers import TierLimits
+from keys.models import ApiKey
+from keys.principal import KeyPrincipal
+from metering import recorder
+from metering.backends import MeterUnavailable, Outcome, Seed, Tally, get_meter
+from metering.bucket import Bucket
+from metering.decisions import decision_for
+from metering.models import KeyUsageHour
+from metering.windows import DAY_HOURS, Window, hour_of, hour_start, to_us, window_at
+
+logger = logging.getLogger("foodservice.metering")
+
+# What GET /v1/usage calls each window kind (spec 2.4 gives "monthly").
+QUOTA_WINDOW_NAMES = {"day": "daily", "month": "monthly"}
+# Days in the daily series of an account on a rolling day (it has no billing period).
+DAILY_SERIES_DAYS_ON_ROLLING_DAY = 30
+
+
+@dataclass(frozen=True, slots=True)
+class UsageSummary:
+    """An account's standing in its current window (spec 2.4), across all its keys.
+
+    ``period_end`` is when allowance next frees up: the top of the next hour on a
+    rolling day, the renewal on a billing period (the moment of ``RateLimit-Reset``).
+    ``live`` is False when the meter was unreachable and the numbers come from the
+    history (which may trail by a few seconds).
+    """
+
+    tier: str
+    quota_window: str
+    request_quota: int
+    request_count: int
+    remaining: int
+    period_end: datetime
+    live: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class UsagePoint:
+    """Requests in the interval starting at ``start`` (an hour or a UTC day)."""
+
+    start: datetime | date
+    count: int
+
+
+def usage_seed(*, account_id: int, window: Window) -> Seed:
+    """The account's usage rebuilt from the history, to (re)initialise the meter: the
+    last 24 hourly totals and the total since the billing period's first hour. Counts
+    this process has not written yet are included; other workers' unwritten counts (at
+    most ``METER_FLUSH_SECONDS`` of their traffic) are not."""
+    first = window.hour - DAY_HOURS + 1
+    if window.start_hour is not None:
+        first = min(first, window.start_hour)
+    totals = Counter(recorder.buffer.account_hours(account_id))
+    rows = (
+        KeyUsageHour.objects.filter(account_id=account_id, hour__gte=hour_start(first))
+        .values("hour")
+        .annotate(n=Sum("count"))
+    )
+    for row in rows:
+        totals[hour_of(row["hour"])] += row["n"]
+    hours = {h: n for h, n in totals.items() if window.hour - DAY_HOURS < h <= window.hour}
+    period = 0
+    if window.start_hour is not None:
+        period = sum(n for h, n in totals.items() if window.start_hour <= h <= window.hour)
+    return Seed(hours=hours, period_count=period)
+
+
+def principal_usage(*, principal: KeyPrincipal, now: datetime | None = None) -> UsageSummary:
+    """GET /v1/usage: the standing of the request's account. Counts nothing."""
+    return _usage(
+        account_id=principal.account_id,
+        tier=principal.tier,
+        limits=principal.limits,
+        anchor=principal.billing_anchor,
+        now=now or timezone.now(),
+    )
+
+
+def account_usage(*, account: Account, now: datetime | None = None) -> UsageSummary:
+    """The dashboard's headline: ``account``'s request count, remaining, quota and
+    period end in its current window, across all its keys; the same numbers as
+    GET /v1/usage. Counts nothing."""
+    return _usage(
+        account_id=account.pk,
+        tier=account.tier,
+        limits=account.limits,
+        anchor=account.billing_anchor,
+        now=now or timezone.now(),
+    )
+
+
+def key_usage_in_window(*, account: Account, now: datetime | None = None) -> dict[int, int]:
+    """Requests per key of ``account`` in the account's current window (the rolling 24
+    hours, or the billing period so far): ``{key id: count}`` for every key the account
+    ever had, revoked ones included, zero when unused. From the history."""
+    window = window_at(account.limits, account.billing_anchor, now or timezone.now())
+    counts = dict.fromkeys(ApiKey.objects.filter(account=account).values_list("pk", flat=True), 0)
+    rows = (
+        KeyUsageHour.objects.filter(
+            account=account,
+            hour__gte=hour_start(window.first_hour),
+            hour__lte=hour_start(window.hour),
+        )
+        .values("key_id")
+        .annotate(n=Sum("count"))
+    )
+    for row in rows:
+        counts[row["key_id"]] = row["n"]
+    return counts
+
+
+def key_usage_hourly(*, key: ApiKey, now: datetime | None = None) -> list[UsagePoint]:
+    """The last 24 hours of ``key``, one point per UTC hour, oldest first, the current
+    (partial) hour last; zero-filled. Survives rotation (same key id)."""
+    last = hour_of(now or timezone.now())
+    first = last - DAY_HOURS + 1
+    rows = KeyUsageHour.objects.filter(
+        key=key, hour__gte=hour_start(first), hour__lte=hour_start(last)
+    ).values_list("hour", "count")
+    by_hour = {hour_of(moment): n for moment, n in rows}
+    return [UsagePoint(hour_start(h), by_hour.get(h, 0)) for h in range(first, last + 1)]
+
+
+def key_usage_daily(*, key: ApiKey, now: datetime | None = None) -> list[UsagePoint]:
+    """``key``'s requests per UTC day, oldest first, today last, zero-filled: every day
+    of the account's current billing period so far (the first day counted from the
+    period's start), or the last 30 days on a rolling-day tier (no billing period)."""
+    now = (now or timezone.now()).astimezone(UTC)
+    account = key.account
+    window = window_at(account.limits, account.billing_anchor, now)
+    if window.start_hour is not None:
+        since = hour_start(window.start_hour)
+    else:
+        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        since = midnight - timedelta(days=DAILY_SERIES_DAYS_ON_ROLLING_DAY - 1)
+    rows = KeyUsageHour.objects.filter(key=key, hour__gte=since, hour__lte=now).values_list(
+        "hour", "count"
+    )
+    by_day: Counter[date] = Counter()
+    for moment, n in rows:
+        by_day[moment.astimezone(since.tzinfo).date()] += n
+    days = (now.date() - since.date()).days + 1
+    return [
+        UsagePoint(since.date() + timedelta(days=i), by_day[since.date() + timedelta(days=i)])
+        for i in range(days)
+    ]
+
+
+def _usage(
+    *, account_id: int, tier: str, limits: TierLimits, anchor: datetime | None, now: datetime
+) -> UsageSummary:
+    window = window_at(limits, anchor, now)
+    bucket = Bucket.for_limits(limits)
+    live = True
+    try:
+        tally = get_meter().consume(
+            account_id=account_id,
+            window=window,
+            bucket=bucket,
+            now_us=to_us(now),
+            seed=lambda: usage_seed(account_id=account_id, window=window),
+            peek=True,
+        )
+    except MeterUnavailable:
+        logger.warning("meter unreachable: usage answered from the history")
+        live = False
+        seed = usage_seed(account_id=account_id, window=window)
+        used = seed.period_count if window.start_hour is not None else sum(seed.hours.values())
+        tally = Tally(Outcome.PEEKED, used, 0, window.hour)
+    decision = decision_for(tally, window=window, bucket=bucket, now=now)
+    return UsageSummary(
+        tier=tier,
+        quota_window=QUOTA_WINDOW_NAMES[window.kind],
+        request_quota=decision.quota,
+        request_count=decision.used,
+        remaining=decision.remaining,
+        period_end=window.resets_at,
+        live=live,
+    )

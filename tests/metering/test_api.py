@@ -1,0 +1,277 @@
+"""Metered views end to end: throttle, RateLimit headers, the two 429s, GET /v1/usage,
+shared allowances, rotation and tier changes (spec 2.1, 2.4, 3.3, 4, 7, 8)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from accounts.models import Account
+from accounts.services import account_set_tier
+from accounts.tiers import TierLimits
+from keys.services import key_create, key_rotate
+from metering.selectors import key_usage_hourly, key_usage_in_window
+from metering.services import usage_flush
+from tests.conftest import T0
+from tests.factories import AccountFactory
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.metering.urls")]
+
+RATELIMIT = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "X-RateLimit-Reset")
+IETF = ("RateLimit-Policy", "RateLimit")
+NEXT_HOUR = datetime(2026, 3, 10, 15, tzinfo=UTC)
+
+
+def read(client: APIClient, secret: str, pk: int = 1, **headers: str):
+    return client.get(f"/v1/test-records/{pk}", headers={"X-API-Key": secret, **headers})
+
+
+def usage(client: APIClient, secret: str) -> dict:
+    response = client.get("/v1/usage", headers={"X-API-Key": secret})
+    assert response.status_code == 200
+    assert not any(name in response for name in RATELIMIT + IETF)  # unmetered
+    return response.json()["data"]
+
+
+def custom_account(quota: int, window: str = "day", rate=None, burst=None) -> Account:
+    account = AccountFactory(market="US")
+    limits = TierLimits(quota=quota, window=window, rate=rate, burst=burst)
+    return account_set_tier(account=account, tier="executive_chef", custom=limits, now=T0)
+
+
+def test_admitted_read_carries_every_ratelimit_header(api_client, key_and_secret, clock):
+    response = read(api_client, key_and_secret[1])
+    assert response.status_code == 200
+    assert response["RateLimit-Limit"] == "250"
+    assert response["RateLimit-Remaining"] == "249"
+    assert response["RateLimit-Reset"] == "2100"  # 14:25 -> top of the next hour
+    assert response["X-RateLimit-Reset"] == str(int(NEXT_HOUR.timestamp()))
+    assert response["RateLimit-Policy"] == '"quota";q=250;w=86400, "burst";q=10;w=10'
+    assert response["RateLimit"] == '"quota";r=249;t=2100, "burst";r=9;t=1'
+
+
+@pytest.mark.parametrize(
+    ("pk", "headers", "status"),
+    [(1, {"If-None-Match": '"v1"'}, 304), (0, {}, 404), (403, {}, 403)],
+)
+def test_304_403_and_404_are_counted_and_carry_the_headers(
+    api_client, key_and_secret, clock, pk, headers, status
+):
+    secret = key_and_secret[1]
+    read(api_client, secret)
+    response = read(api_client, secret, pk=pk, **headers)
+    assert response.status_code == status
+    assert response["RateLimit-Remaining"] == "248"
+    assert all(name in response for name in RATELIMIT + IETF)
+    assert usage(api_client, secret)["request_count"] == 2
+
+
+def test_burst_429_carries_only_retry_after_and_is_not_counted(api_client, key_and_secret, clock):
+    secret = key_and_secret[1]
+    assert [read(api_client, secret).status_code for _ in range(10)] == [200] * 10
+    response = read(api_client, secret)
+    assert response.status_code == 429
+    assert response["Retry-After"] == "1"
+    assert not any(name in response for name in RATELIMIT + IETF)
+    body = response.json()
+    assert body["type"] == "/problems/burst-limit-exceeded"
+    assert (body["limit"], body["window"], body["retry_after"]) == (10, 10, 1)
+    assert usage(api_client, secret)["request_count"] == 10
+    clock.shift(1)
+    assert read(api_client, secret).status_code == 200  # waiting Retry-After works
+
+
+def test_quota_429_carries_retry_after_and_ratelimit_headers(api_client, clock):
+    account = custom_account(3)
+    _, secret = key_create(account=account, label="k")
+    assert [read(api_client, secret).status_code for _ in range(3)] == [200] * 3
+    response = read(api_client, secret)
+    assert response.status_code == 429
+    body = response.json()
+    assert body["type"] == "/problems/quota-exceeded"
+    assert (body["limit"], body["window"]) == (3, 86400)
+    # all three were used at 14:25: they leave the window at 14:00 tomorrow
+    assert body["retry_after"] == 24 * 3600 - 25 * 60 == int(response["Retry-After"])
+    assert response["RateLimit-Remaining"] == "0"
+    assert response["RateLimit-Limit"] == "3"
+    assert response["RateLimit-Reset"] == "2100"
+    assert all(name in response for name in IETF)
+    assert usage(api_client, secret)["request_count"] == 3  # the 429 was not counted
+
+
+def test_quota_retry_after_waits_for_the_hours_that_free_room(api_client, clock):
+    account = custom_account(4)
+    _, secret = key_create(account=account, label="k")
+    read(api_client, secret)
+    clock.shift(3600)
+    [read(api_client, secret) for _ in range(3)]
+    response = read(api_client, secret)
+    assert response.status_code == 429
+    retry_after = int(response["Retry-After"])
+    assert retry_after == 23 * 3600 - 25 * 60  # the first hour's one request ages out
+    clock.shift(retry_after - 1)
+    assert read(api_client, secret).status_code == 429
+    clock.shift(1)
+    assert read(api_client, secret).status_code == 200
+    assert read(api_client, secret).status_code == 429
+
+
+def test_usage_answers_over_quota_and_agrees_with_the_last_headers(api_client, clock):
+    account = custom_account(2)
+    _, secret = key_create(account=account, label="k")
+    read(api_client, secret)
+    last = read(api_client, secret)
+    assert read(api_client, secret).status_code == 429
+    data = usage(api_client, secret)
+    assert data == {
+        "tier": "executive_chef",
+        "quota_window": "daily",
+        "request_quota": 2,
+        "request_count": 2,
+        "remaining": int(last["RateLimit-Remaining"]),
+        "period_end": "2026-03-10T15:00:00Z",
+    }
+    end = datetime.fromisoformat(data["period_end"])
+    assert int(end.timestamp()) == int(last["X-RateLimit-Reset"])
+    assert usage(api_client, secret)["request_count"] == 2  # reading usage counts nothing
+
+
+def test_paid_usage_record_is_monthly_until_the_renewal(api_client, clock):
+    paid = AccountFactory()
+    account_set_tier(account=paid, tier="sous_chef", now=T0)
+    _, secret = key_create(account=paid, label="k")
+    last = read(api_client, secret)
+    data = usage(api_client, secret)
+    assert data["tier"] == "sous_chef"
+    assert data["quota_window"] == "monthly"
+    assert (data["request_quota"], data["request_count"], data["remaining"]) == (250000, 1, 249999)
+    assert data["period_end"] == "2026-04-10T14:00:00Z"
+    assert last["RateLimit-Reset"] == str(31 * 86400 - 25 * 60)
+
+
+def test_keys_of_one_account_share_one_allowance(api_client, clock):
+    account = custom_account(10)
+    secrets = [key_create(account=account, label=f"k{i}")[1] for i in range(5)]
+    statuses = [read(api_client, secrets[i % 5]).status_code for i in range(15)]
+    assert statuses == [200] * 10 + [429] * 5
+    assert all(usage(api_client, s)["request_count"] == 10 for s in secrets)
+
+
+def test_keys_share_one_burst_bucket(api_client, key_and_secret, clock):
+    account = key_and_secret[0].account
+    other = key_create(account=account, label="other")[1]
+    statuses = [read(api_client, (key_and_secret[1], other)[i % 2]).status_code for i in range(12)]
+    assert statuses == [200] * 10 + [429] * 2
+
+
+def test_rotation_keeps_the_key_history(api_client, key_and_secret, clock):
+    key, secret = key_and_secret
+    [read(api_client, secret) for _ in range(3)]
+    _, fresh = key_rotate(key=key)
+    assert read(api_client, secret).status_code == 401
+    [read(api_client, fresh) for _ in range(2)]
+    usage_flush()
+    assert key_usage_in_window(account=key.account)[key.pk] == 5
+    assert key_usage_hourly(key=key)[-1].count == 5
+    key.refresh_from_db()
+    assert key.last_used_at == T0
+
+
+def test_upgrade_between_paid_tiers_keeps_usage_and_renewal(api_client, paid_key_and_secret, clock):
+    key, secret = paid_key_and_secret
+    [read(api_client, secret) for _ in range(4)]
+    before = read(api_client, secret)
+    account_set_tier(account=key.account, tier="head_chef")
+    after = read(api_client, secret)
+    assert after["RateLimit-Limit"] == "2000000"
+    assert after["RateLimit-Remaining"] == str(2_000_000 - 6)
+    assert after["X-RateLimit-Reset"] == before["X-RateLimit-Reset"]
+
+
+def test_taster_to_paid_starts_a_period_at_the_hour_of_the_change(
+    api_client, key_and_secret, clock
+):
+    key, secret = key_and_secret
+    [read(api_client, secret) for _ in range(5)]
+    clock.shift(3600)
+    [read(api_client, secret) for _ in range(2)]
+    account_set_tier(account=key.account, tier="sous_chef")
+    response = read(api_client, secret)
+    # earlier hours stay behind; this hour's two requests belong to the new period
+    assert response["RateLimit-Remaining"] == str(250_000 - 3)
+    data = usage(api_client, secret)
+    assert data["period_end"] == "2026-04-10T15:00:00Z"
+
+
+def test_paid_to_taster_sees_the_last_24_hours_of_use(api_client, clock):
+    paid = AccountFactory(market="US")
+    account_set_tier(account=paid, tier="sous_chef", now=T0 - timedelta(days=3))
+    _, secret = key_create(account=paid, label="k")
+    clock.move_to(T0 - timedelta(hours=30))
+    [read(api_client, secret) for _ in range(7)]
+    clock.move_to(T0 - timedelta(hours=2))
+    [read(api_client, secret) for _ in range(5)]
+    clock.move_to(T0)
+    account_set_tier(account=paid, tier="taster")
+    response = read(api_client, secret)
+    assert response["RateLimit-Limit"] == "250"
+    assert response["RateLimit-Remaining"] == str(250 - 6)  # 5 + this one; 30 h ago aged out
+
+
+def test_a_tier_change_applies_to_every_key_on_the_next_request(api_client, clock):
+    account = custom_account(100)
+    secrets = [key_create(account=account, label=f"k{i}")[1] for i in range(3)]
+    [read(api_client, s) for s in secrets]
+    account_set_tier(
+        account=account, tier="executive_chef", custom=TierLimits(5, "day", None, None)
+    )
+    assert [read(api_client, s)["RateLimit-Limit"] for s in secrets] == ["5"] * 3
+
+
+def test_metering_switched_off_counts_nothing(api_client, key_and_secret, settings, clock):
+    settings.METERING_ENABLED = False
+    statuses = [read(api_client, key_and_secret[1]).status_code for _ in range(20)]
+    assert statuses == [200] * 20
+    assert "RateLimit-Limit" not in read(api_client, key_and_secret[1])
+    assert usage(api_client, key_and_secret[1])["request_count"] == 0
+
+
+def test_only_reads_are_metered(api_client, key_and_secret, clock):
+    secret = key_and_secret[1]
+    response = api_client.post("/v1/test-records/1", headers={"X-API-Key": secret})
+    assert response.status_code == 405
+    assert "RateLimit-Limit" not in response
+    assert api_client.head("/v1/test-records/1", headers={"X-API-Key": secret}).status_code == 200
+    assert usage(api_client, secret)["request_count"] == 1  # the HEAD
+
+
+def test_unauthenticated_requests_are_not_metered(api_client, key_and_secret, clock):
+    assert read(api_client, "svc_sk_live_nope").status_code == 401
+    assert api_client.get("/v1/test-records/1").status_code == 401
+    assert usage(api_client, key_and_secret[1])["request_count"] == 0
+
+
+def test_unthrottled_tier_has_no_burst_limit(api_client, clock):
+    paid = AccountFactory()
+    account_set_tier(account=paid, tier="head_chef", now=T0)
+    _, secret = key_create(account=paid, label="k")
+    statuses = {read(api_client, secret).status_code for _ in range(120)}
+    assert statuses == {200}
+    assert "burst" not in read(api_client, secret)["RateLimit-Policy"]
+
+
+def test_a_hot_key_is_metered_without_sql(api_client, key_and_secret, clock):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    secret = key_and_secret[1]
+    read(api_client, secret)  # first use: the key is cached, the meter seeded
+    with CaptureQueriesContext(connection) as queries:
+        assert read(api_client, secret).status_code == 200
+    # Redis pass: the shared key cache answers too, so no SQL at all; embedded pass
+    # (no shared cache): only the key look-up, nothing from metering.
+    expected = 0 if settings.REDIS_URL else 1
+    assert len(queries) == expected, [q["sql"] for q in queries]
