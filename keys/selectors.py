@@ -27,7 +27,9 @@ def key_authenticate(*, secret: str, now: datetime | None = None) -> KeyPrincipa
     now = now or timezone.now()
     digest = secrets.digest(secret, pepper=settings.KEY_PEPPER)
     principal = cache.cached_principal(digest)
-    if principal is None:
+    # A cached key that has since expired takes the database path like any unknown key,
+    # so the 401's timing never tells that the key once existed.
+    if principal is None or principal.expired_at(now):
         key = (
             ApiKey.objects.active(now).select_related("account").filter(secret_hash=digest).first()
         )
