@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-embedded test-services lint format
+.PHONY: run test test-embedded test-services lint format serve-prod check-deploy test-hostile-long bench-timing
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,3 +41,23 @@ lint: $(VENV)/.installed
 format: $(VENV)/.installed
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+# Production serving (README "Running in production"): set DATABASE_URL, REDIS_URL,
+# SECRET_KEY, KEY_PEPPER, ALLOWED_HOSTS, BASE_URL... first. gunicorn reads
+# gunicorn.conf.py (workers, threads, timeouts, metrics) from the repository root.
+serve-prod: $(VENV)/.installed
+	$(PY) manage.py check --deploy
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput -v0
+	exec $(VENV)/bin/gunicorn --config gunicorn.conf.py
+
+check-deploy: $(VENV)/.installed
+	$(PY) manage.py check --deploy --fail-level WARNING
+
+# The hostile-input properties with many more examples than CI runs (tests/hostile).
+test-hostile-long: $(VENV)/.installed
+	HYPOTHESIS_PROFILE=long $(PY) -m pytest tests/hostile $(PYTEST_ARGS)
+
+# 401 timing: unknown well-formed key vs revoked key (bench/RESULTS.md "## Timing").
+bench-timing: $(VENV)/.installed
+	$(PY) bench/timing_401.py

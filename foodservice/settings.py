@@ -63,7 +63,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: times, logs and counts every response, and sets X-Request-ID (issue 7.4).
+    "foodservice.requestlog.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "foodservice.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "foodservice.middleware.ProblemMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -227,6 +230,12 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
 SECURE_HSTS_SECONDS = int(env_str("SECURE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+# Probes and scrapers talk plain HTTP to the app inside the network: never redirected.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+# /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset = no metrics.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
 
 # --- I18N, static -----------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
@@ -237,10 +246,17 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 
+# LOG_FORMAT "json" (default): one JSON object per line; "text": the same fields for
+# people. Both redact anything shaped like an API key (foodservice/logformat.py).
+LOG_FORMAT = env_choice("LOG_FORMAT", ("json", "text"), "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "json": {"()": "foodservice.logformat.JsonFormatter"},
+        "text": {"()": "foodservice.logformat.TextFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.server": {"level": "WARNING"}},
 }

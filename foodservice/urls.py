@@ -6,7 +6,8 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 
 from accounts.api import MarketView
-from foodservice import errors
+from foodservice import errors, health, metrics
+from metering import views as usage_views
 from metering.api import UsageView
 
 api_v1 = [
@@ -21,6 +22,17 @@ urlpatterns = [
     path("v1/", include((api_v1, "v1"))),
     re_path(r"^v1$", errors.ApiNotFound.as_view()),
     path("admin/", admin.site.urls),
+    # Operations (issue 7): probes and the Prometheus scrape; no API key, never metered.
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics.metrics_view, name="metrics"),
+    # The dashboard (issue 5): people, plan and market at the root, keys, usage.
+    path("keys/", include("keys.urls")),
+    path("usage/", usage_views.usage, name="usage"),
+    path("usage/usage.csv", usage_views.usage_csv, name="usage-csv"),
+    path("usage/keys/<int:key_id>/", usage_views.key_usage, name="key-usage"),
+    path("usage/keys/<int:key_id>/usage.csv", usage_views.key_usage_csv, name="key-usage-csv"),
+    path("", include("accounts.urls")),
 ]
 
 handler400 = errors.bad_request

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from foodservice import metrics
 from foodservice.problems import ServiceUnavailable
 from keys.cache import REDIS_UNREACHABLE
 from metering.headers import ratelimit_headers
@@ -22,6 +23,7 @@ class _RedisOutageIs503:
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, REDIS_UNREACHABLE):
+            metrics.redis_error(component="key_cache")
             exc = ServiceUnavailable()
         return super().handle_exception(exc)  # type: ignore[misc]
 

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
+from foodservice import metrics
 from metering import bucket as buckets
 from metering.bucket import Bucket
 from metering.windows import DAY_HOURS, HOUR_US, Window
@@ -148,6 +149,7 @@ class RedisMeter:
         try:
             reply = self.script(keys=[self.state_key(account_id)], args=args)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
+            metrics.redis_error(component="meter")
             raise MeterUnavailable(str(exc)) from exc
         outcome, used, tat, hour, *hours = (int(v) for v in reply)
         return Tally(Outcome(outcome), used, tat, hour, tuple(hours))

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
 
+from foodservice import metrics
 from keys.models import ApiKey
 from keys.principal import KeyPrincipal
 from metering import recorder
@@ -37,13 +38,14 @@ def usage_consume(*, principal: KeyPrincipal, now: datetime) -> MeterDecision:
     nothing). Raises ``MeterUnavailable`` when Redis cannot be reached."""
     window = window_at(principal.limits, principal.billing_anchor, now)
     bucket = Bucket.for_limits(principal.limits)
-    tally = get_meter().consume(
-        account_id=principal.account_id,
-        window=window,
-        bucket=bucket,
-        now_us=to_us(now),
-        seed=lambda: usage_seed(account_id=principal.account_id, window=window),
-    )
+    with metrics.meter_timer(backend=settings.METER_BACKEND):
+        tally = get_meter().consume(
+            account_id=principal.account_id,
+            window=window,
+            bucket=bucket,
+            now_us=to_us(now),
+            seed=lambda: usage_seed(account_id=principal.account_id, window=window),
+        )
     if tally.outcome == Outcome.ADMITTED:
         recorder.buffer.add(
             key_id=principal.key_id, account_id=principal.account_id, hour=tally.hour, at=now

@@ -1,0 +1,214 @@
+"""Dashboard forms for accounts: sign-up, sign-in, plan change, market.
+
+Forms validate and translate: the writes are the services' (``account_create``,
+``account_set_tier``, ``account_set_market``), whose problems become form errors, so the
+dashboard obeys exactly the rules the API and the commands obey.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django import forms
+from django.contrib.auth import password_validation
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest
+
+from accounts import lockout
+from accounts.models import Account, User
+from accounts.services import account_create, account_set_market, account_set_tier
+from accounts.tiers import Tier, TierLimits, tier_limits
+from foodservice import problems
+
+# Tiers a person can switch to themselves. Executive Chef is negotiated (spec 8.1) and
+# set by staff in the admin or with the operator commands.
+SELF_SERVE_TIERS = (Tier.TASTER, Tier.SOUS_CHEF, Tier.HEAD_CHEF)
+
+
+def _problem_errors(problem: problems.ValidationFailed) -> dict[str, str]:
+    return {e["field"]: e["detail"] for e in problem.extra.get("errors", [])}
+
+
+class SignUpForm(forms.Form):
+    email = forms.EmailField(
+        label="E-mail address",
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
+    )
+    password1 = forms.CharField(
+        label="Password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+        help_text=password_validation.password_validators_help_text_html(),
+    )
+    password2 = forms.CharField(
+        label="Password again",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean_email(self) -> str:
+        return self.cleaned_data["email"].strip().lower()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        p1, p2 = data.get("password1"), data.get("password2")
+        if p1 and p2 and p1 != p2:
+            self.add_error("password2", "The two passwords differ.")
+        elif p1 and data.get("email"):
+            try:
+                password_validation.validate_password(p1, User(email=data["email"]))
+            except forms.ValidationError as error:
+                self.add_error("password1", error)
+        return data
+
+    def save(self) -> Account | None:
+        """The new user's Taster account, or None with the service's refusal (an address
+        already taken) as a form error."""
+        try:
+            return account_create(
+                email=self.cleaned_data["email"], password=self.cleaned_data["password1"]
+            )
+        except problems.ValidationFailed as problem:
+            for field, message in _problem_errors(problem).items():
+                self.add_error(field if field in self.fields else None, message)
+            return None
+
+
+class SignInForm(AuthenticationForm):
+    """Django's sign-in form with the e-mail as user name, guarded by ``lockout``:
+    a locked address is refused before its password is even checked."""
+
+    username = forms.EmailField(
+        label="E-mail address",
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
+    )
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": "That e-mail address and password do not match an account.",
+        "locked": (
+            "Too many failed sign-ins for this address. Wait %(wait)s and try again, or "
+            "reset your password."
+        ),
+    }
+
+    def __init__(self, request: HttpRequest | None = None, *args: Any, **kwargs: Any) -> None:
+        super().__init__(request, *args, **kwargs)
+        self.fields["password"].widget.attrs["autocomplete"] = "current-password"
+
+    def clean(self) -> dict[str, Any]:
+        email = (self.cleaned_data.get("username") or "").strip().lower()
+        if not email:
+            return super().clean()
+        self.cleaned_data["username"] = email
+        now = time.time()
+        lock = lockout.lock_for(email=email, now=now)
+        if lock is not None:
+            raise self._locked(lock)
+        try:
+            data = super().clean()
+        except forms.ValidationError as error:
+            if error.code == "invalid_login":
+                lock = lockout.record_failure(email=email, now=now)
+                if lock is not None:
+                    raise self._locked(lock) from None
+            raise
+        lockout.record_success(email=email, now=now)
+        return data
+
+    def _locked(self, lock: lockout.Lock) -> forms.ValidationError:
+        wait = f"{lock.minutes} minute" if lock.minutes == 1 else f"{lock.minutes} minutes"
+        return forms.ValidationError(
+            self.error_messages["locked"], code="locked", params={"wait": wait}
+        )
+
+
+class TierChangeForm(forms.Form):
+    tier = forms.ChoiceField(choices=[(t.value, t.label) for t in SELF_SERVE_TIERS])
+
+    def __init__(self, *args: Any, account: Account, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.account = account
+
+    def clean_tier(self) -> str:
+        tier = self.cleaned_data["tier"]
+        if tier == self.account.tier:
+            raise forms.ValidationError("The account is already on this plan.")
+        return tier
+
+    def save(self) -> Account:
+        return account_set_tier(account=self.account, tier=self.cleaned_data["tier"])
+
+    def rules(self) -> list[str]:
+        """What the change does, shown before the person confirms it."""
+        return tier_change_rules(
+            old=self.account.limits, new=tier_limits(self.cleaned_data["tier"])
+        )
+
+
+def tier_change_rules(*, old: TierLimits, new: TierLimits) -> list[str]:
+    """The consequences of moving from ``old`` to ``new`` limits, in plain words (spec 3.3,
+    8.1, 8.2; the billing-period rules of ``account_set_tier`` and the metering README's
+    "Changing tier")."""
+    rules = ["The change takes effect at once for every key of the account; keys stay the same."]
+    if old.window == "month" and new.window == "month":
+        if new.quota >= old.quota:
+            rules.append("The higher quota applies immediately.")
+        else:
+            rules.append(
+                "The lower quota applies immediately: if this period's usage already exceeds "
+                "it, requests are refused until the renewal date."
+            )
+        rules.append(
+            "Your renewal date stays the same, and the requests already used in this "
+            "billing period still count."
+        )
+    elif new.window == "month":
+        rules.append(
+            "A monthly billing period starts now (counted from the top of this hour) and "
+            "renews on the same day each month."
+        )
+        rules.append("Taster's limits are lifted: listing without search, full depth, all markets.")
+    else:
+        rules.append(
+            f"The quota becomes {new.quota:,} requests in a rolling 24 hours, freed hour by "
+            "hour, and the billing period ends. Requests of the last 24 hours count toward "
+            "it: if they exceed it, wait until enough hours age out."
+        )
+        rules.append(
+            "Taster's limits apply again: searches only, about the first 1,000 results, and "
+            "one market (choose it on the Market page)."
+        )
+    if old.rate != new.rate or old.burst != new.burst:
+        rules.append(f"Burst limit: {describe_burst(old)} now; {describe_burst(new)} after.")
+    rules.append("No payment provider is connected, so nothing is charged.")
+    return rules
+
+
+def describe_burst(limits: TierLimits) -> str:
+    """The burst bucket in words (spec 8.3), e.g. "10 requests/s, bursts of up to 50"."""
+    if limits.rate is None:
+        return "unthrottled"
+    unit = "request" if limits.rate == 1 else "requests"
+    return f"{limits.rate:g} {unit}/s, bursts of up to {limits.burst}"
+
+
+class MarketForm(forms.Form):
+    market = forms.ChoiceField(label="Market")
+
+    def __init__(self, *args: Any, account: Account, offered: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.account = account
+        unchosen = [] if account.market else [("", "Choose a market…")]
+        self.fields["market"].choices = unchosen + [(code, code) for code in offered]
+        self.fields["market"].initial = account.market
+
+    def save(self) -> Account | None:
+        """The account with its market set, or None with the service's refusal as a form
+        error (the same rules as ``PUT /v1/market``)."""
+        try:
+            return account_set_market(account=self.account, market=self.cleaned_data["market"])
+        except problems.ValidationFailed as problem:
+            for message in _problem_errors(problem).values():
+                self.add_error("market", message)
+            return None

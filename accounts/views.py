@@ -1,0 +1,181 @@
+"""Dashboard views for people and their accounts: sign-up, e-mail verification, sign-in,
+password reset, the overview, plan and billing, market (issue 5; spec 2.1, 3.2, 3.3, 5.4).
+
+Views stay thin: a form validates, one service writes, a template renders.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
+from metering.views import usage_summary
+
+from accounts import emails, tokens
+from accounts.forms import SELF_SERVE_TIERS, MarketForm, SignInForm, SignUpForm, TierChangeForm
+from accounts.models import Account, User
+from accounts.selectors import markets_offered
+from accounts.services import user_verify_email
+from accounts.tiers import Tier, tier_limits
+from keys.selectors import keys_for_account
+
+
+def account_of(request: HttpRequest) -> Account:
+    """The signed-in person's account (every dashboard page works on it alone)."""
+    return Account.objects.select_related("owner").get(owner=request.user)
+
+
+# --- Sign-up, verification, sign-in ------------------------------------------------------
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def sign_up(request: HttpRequest) -> HttpResponse:
+    """Create the account, sign the person in (unverified) and send the verification link."""
+    if request.user.is_authenticated:
+        return redirect("dashboard")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        account = form.save()
+        if account is not None:
+            user = account.owner
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            emails.send_verification_email(request=request, user=user)
+            messages.success(
+                request,
+                f"Welcome! We sent a verification link to {user.email}. "
+                "Open it to start creating API keys.",
+            )
+            return redirect("dashboard")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@never_cache
+def verify_email(request: HttpRequest, token: str) -> HttpResponse:
+    """Open the link from the e-mail: marks the address verified (idempotent)."""
+    claim = tokens.read_token(token)
+    user = User.objects.filter(pk=claim.user_id).first() if claim else None
+    if user is None or claim is None or user.email != claim.email:
+        return render(request, "registration/verify_failed.html", status=400)
+    user_verify_email(user=user)
+    messages.success(request, f"{user.email} is verified. You can now create API keys.")
+    if request.user.is_authenticated and request.user.pk == user.pk:
+        return redirect("keys:list")
+    return redirect("login")
+
+
+@login_required
+@require_POST
+def resend_verification(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    if user.email_verified_at is not None:
+        messages.info(request, "Your e-mail address is already verified.")
+    elif emails.resend_verification_email(request=request, user=user):
+        messages.success(request, f"We sent a new verification link to {user.email}.")
+    else:
+        messages.warning(request, "A link was sent less than a minute ago; check your inbox.")
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        target = "dashboard"
+    return redirect(target)
+
+
+class SignInView(auth_views.LoginView):
+    form_class = SignInForm
+    template_name = "registration/login.html"
+    redirect_authenticated_user = True
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's reset confirmation; following the e-mailed link also proves the address,
+    so a successful reset verifies it."""
+
+    template_name = "registration/password_reset_confirm.html"
+    success_url = reverse_lazy("password_reset_complete")
+
+    def form_valid(self, form):  # type: ignore[no-untyped-def]
+        user_verify_email(user=form.user)
+        return super().form_valid(form)
+
+
+# --- Overview, plan, market ----------------------------------------------------------------
+
+
+@login_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    account = account_of(request)
+    keys = list(keys_for_account(account=account))
+    context = {
+        "account": account,
+        "limits": account.limits,
+        "usage": usage_summary(account=account),
+        "active_keys": sum(1 for k in keys if k.state == "active"),
+        "key_count": len(keys),
+    }
+    return render(request, "accounts/dashboard.html", context)
+
+
+@login_required
+def plan(request: HttpRequest) -> HttpResponse:
+    account = account_of(request)
+    tiers = [
+        {"value": t.value, "label": t.label, "limits": tier_limits(t), "current": t == account.tier}
+        for t in (*SELF_SERVE_TIERS, Tier.EXECUTIVE_CHEF)
+    ]
+    context = {
+        "account": account,
+        "limits": account.limits,
+        "usage": usage_summary(account=account),
+        "tiers": tiers,
+        "self_serve": {t.value for t in SELF_SERVE_TIERS},
+    }
+    return render(request, "accounts/plan.html", context)
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def plan_change(request: HttpRequest) -> HttpResponse:
+    """GET ``?tier=...``: the rules of the change (spec 3.3) before confirming.
+    POST: change the tier through ``account_set_tier``, effective at once for every key."""
+    account = account_of(request)
+    form = TierChangeForm(request.POST or request.GET or None, account=account)
+    if not form.is_valid():
+        messages.error(request, " ".join(m for ms in form.errors.values() for m in ms))
+        return redirect("plan")
+    if request.method == "POST":
+        account = form.save()
+        messages.success(
+            request,
+            f"You are now on {account.get_tier_display()}. The new limits apply to every key "
+            "from the next request.",
+        )
+        return redirect("plan")
+    context = {
+        "account": account,
+        "old_limits": account.limits,
+        "new_tier": Tier(form.cleaned_data["tier"]),
+        "new_limits": tier_limits(form.cleaned_data["tier"]),
+        "rules": form.rules(),
+        "usage": usage_summary(account=account),
+    }
+    return render(request, "accounts/plan_change.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def market(request: HttpRequest) -> HttpResponse:
+    """Choose the account's market (spec 3.2): the same service as ``PUT /v1/market``."""
+    account = account_of(request)
+    form = MarketForm(request.POST or None, account=account, offered=markets_offered())
+    if request.method == "POST" and form.is_valid() and form.save() is not None:
+        messages.success(request, f"Your market is now {account.market}.")
+        return redirect("market")
+    return render(request, "accounts/market.html", {"account": account, "form": form})

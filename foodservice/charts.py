@@ -1,0 +1,116 @@
+"""Bar charts as plain geometry for server-rendered SVG (issue 5: usage charts). Pure.
+
+``bar_chart`` turns labelled counts into rectangles, axis ticks and a rounded scale;
+``templates/includes/bar_chart.html`` draws them. No JavaScript, no chart library, and
+nothing a Content-Security-Policy would block (SVG attributes, not inline styles).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+WIDTH = 720
+HEIGHT = 220
+LEFT = 48  # room for the y-axis labels
+BOTTOM = 24  # room for the x-axis labels
+TOP = 8
+GAP_RATIO = 0.2  # share of each slot left empty between bars
+MAX_BAR_WIDTH = 40  # a period of a few days still reads as bars, not a wall
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    x: float
+    y: float
+    width: float
+    height: float
+    value: int
+    label: str  # full label, for the tooltip and the data table
+    tick: str  # short axis label ("" for none)
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    y: float
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class BarChart:
+    width: int
+    height: int
+    left: int
+    baseline: float
+    bars: tuple[Bar, ...]
+    ticks: tuple[Tick, ...]
+    total: int
+    peak: int
+
+
+def nice_ceiling(value: int) -> int:
+    """The smallest of 1, 2, 5, 10, 20, 50, ... that is >= ``value`` (at least 1)."""
+    if value <= 1:
+        return 1
+    power = 10 ** math.floor(math.log10(value))
+    for step in (1, 2, 5, 10):
+        if step * power >= value:
+            return step * power
+    return 10 * power  # pragma: no cover - the loop always returns
+
+
+def _short(value: int) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:g}M"
+    if value >= 1_000:
+        return f"{value / 1_000:g}k"
+    return str(value)
+
+
+def bar_chart(
+    *,
+    points: Sequence[tuple[str, str, int]],
+    width: int = WIDTH,
+    height: int = HEIGHT,
+) -> BarChart:
+    """A chart of ``points`` given as ``(label, tick, value)``, in order.
+
+    Bars share the plot width equally (at most ``MAX_BAR_WIDTH`` each); the scale runs
+    from 0 to ``nice_ceiling`` of the highest value, with ticks at 0, the top and, when
+    a whole number, half-way. A bar with value 0 keeps a 1-pixel sliver so the hour or
+    day still reads as "nothing", not "missing".
+    """
+    plot_w = width - LEFT
+    baseline = float(height - BOTTOM)
+    plot_h = baseline - TOP
+    peak = max((v for _, _, v in points), default=0)
+    top = nice_ceiling(peak)
+    slot = plot_w / max(1, len(points))
+    bar_w = min(slot * (1 - GAP_RATIO), MAX_BAR_WIDTH)
+    bars = []
+    for i, (label, tick, value) in enumerate(points):
+        h = max(1.0, plot_h * value / top) if value else 1.0
+        bars.append(
+            Bar(
+                x=round(LEFT + i * slot + (slot - bar_w) / 2, 2),
+                y=round(baseline - h, 2),
+                width=round(bar_w, 2),
+                height=round(h, 2),
+                value=value,
+                label=label,
+                tick=tick,
+            )
+        )
+    marks = [0, top // 2, top] if top % 2 == 0 else [0, top]
+    ticks = tuple(Tick(y=round(baseline - plot_h * m / top, 2), label=_short(m)) for m in marks)
+    return BarChart(
+        width=width,
+        height=height,
+        left=LEFT,
+        baseline=baseline,
+        bars=tuple(bars),
+        ticks=ticks,
+        total=sum(v for _, _, v in points),
+        peak=peak,
+    )

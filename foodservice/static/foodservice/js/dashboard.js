@@ -1,0 +1,45 @@
+// foodservice dashboard: the only script. No inline scripts (the Content-Security-Policy
+// forbids them). Progressive enhancement: every page works without it.
+"use strict";
+
+// Copy buttons: <button data-copy="ID"> copies the value of the element with that id.
+// The button stays hidden until the clipboard is available, so no dead button is shown.
+function setUpCopyButtons() {
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    var target = document.getElementById(button.dataset.copy);
+    if (!target) return;
+    button.hidden = false;
+    var status = document.getElementById(button.dataset.copyStatus || "");
+    button.addEventListener("click", function () {
+      var text = target.value || target.textContent;
+      var done = function (message) {
+        button.textContent = message;
+        if (status) status.textContent = message === "Copied" ? "Secret copied to the clipboard." : message;
+        window.setTimeout(function () { button.textContent = "Copy"; }, 2000);
+      };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(function () { done("Copied"); },
+          function () { selectAll(target); done("Press Ctrl+C"); });
+      } else {
+        selectAll(target);
+        done(document.execCommand && document.execCommand("copy") ? "Copied" : "Press Ctrl+C");
+      }
+    });
+  });
+}
+
+function selectAll(element) {
+  if (element.select) { element.focus(); element.select(); }
+}
+
+// Selecting the secret field selects all of it, so a manual copy never misses a character.
+function setUpSelectOnFocus() {
+  document.querySelectorAll("[data-select-on-focus]").forEach(function (input) {
+    input.addEventListener("focus", function () { input.select(); });
+  });
+}
+
+document.addEventListener("DOMContentLoaded", function () {
+  setUpCopyButtons();
+  setUpSelectOnFocus();
+});

@@ -1,0 +1,59 @@
+"""Template filters of the dashboard: numbers, limits and windows in plain words."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django import template
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+from accounts.forms import describe_burst
+from accounts.tiers import TierLimits
+
+register = template.Library()
+
+
+@register.filter
+def number(value: int | float | None) -> str:
+    """``250000`` -> ``250,000``; None -> an em dash."""
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if isinstance(value, float) else f"{value:,}"
+
+
+@register.filter
+def window_label(limits: TierLimits) -> str:
+    """The quota window in words (spec 8.1)."""
+    if limits.window == "day":
+        return "rolling 24 hours"
+    return "billing month"
+
+
+@register.filter
+def quota_label(limits: TierLimits) -> str:
+    return f"{limits.quota:,} requests per {'day' if limits.window == 'day' else 'month'}"
+
+
+@register.filter
+def burst_label(limits: TierLimits) -> str:
+    text = describe_burst(limits)
+    return text[:1].upper() + text[1:]
+
+
+@register.filter
+def percent(used: int | None, quota: int | None) -> str:
+    if used is None or not quota:
+        return "—"
+    share = 100 * used / quota
+    return f"{share:.1f}%" if share < 10 else f"{share:.0f}%"
+
+
+@register.filter
+def ago(moment: datetime | None) -> str:
+    """``3 hours ago``; ``just now`` under a minute; ``never`` for None."""
+    if moment is None:
+        return "never"
+    if (timezone.now() - moment).total_seconds() < 60:
+        return "just now"
+    return f"{timesince(moment)} ago"

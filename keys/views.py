@@ -1,0 +1,153 @@
+"""The keys page: list, create, rotate, revoke, rename (spec 2.3, 3.1).
+
+Every key is looked up through ``key_get(account=...)``, so another account's key id
+in any URL is a 404. The raw secret exists only in the response to the create or
+rotate POST (``keys/secret.html``, never cached); nothing else ever holds it.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.models import Account
+from accounts.views import account_of
+from foodservice import problems
+from keys.forms import KeyCreateForm, KeyLabelForm, KeyRotateForm
+from keys.models import ApiKey, KeyState
+from keys.selectors import active_key_count, key_get, keys_for_account
+from keys.services import key_create, key_rename, key_revoke, key_rotate
+from metering.views import key_window_counts
+
+UNVERIFIED = "Verify your e-mail address before creating keys: open the link we sent you."
+SPENT = (
+    "That form was already used. For your safety a secret is shown only once: "
+    "rotate the key to get a new one."
+)
+
+
+def _own_key(request: HttpRequest, key_id: int) -> ApiKey:
+    """The signed-in account's key ``key_id``; another account's key is a 404."""
+    try:
+        return key_get(key_id=key_id, account=account_of(request))
+    except problems.NotFound:
+        raise Http404("No such key.") from None
+
+
+def _list_page(
+    request: HttpRequest, account: Account, form: KeyCreateForm | None = None, status: int = 200
+) -> HttpResponse:
+    now = timezone.now()
+    keys = list(keys_for_account(account=account))
+    counts = key_window_counts(account=account, keys=keys)
+    rows = [{"key": k, "state": k.state_at(now), "requests": counts.get(k.pk)} for k in keys]
+    active = active_key_count(account=account, now=now)
+    context = {
+        "account": account,
+        "rows": rows,
+        "form": form or KeyCreateForm(request=request),
+        "verified": request.user.email_verified_at is not None,
+        "active": active,
+        "max_keys": settings.MAX_KEYS_PER_ACCOUNT,
+        "at_limit": active >= settings.MAX_KEYS_PER_ACCOUNT,
+    }
+    return render(request, "keys/list.html", context, status=status)
+
+
+def _secret_page(request: HttpRequest, key: ApiKey, secret: str, *, rotated: bool) -> HttpResponse:
+    """The one and only rendering of ``secret``: the body of this POST response."""
+    context = {"key": key, "secret": secret, "rotated": rotated}
+    return render(request, "keys/secret.html", context)
+
+
+@login_required
+@require_GET
+def key_list(request: HttpRequest) -> HttpResponse:
+    return _list_page(request, account_of(request))
+
+
+@never_cache
+@login_required
+@require_POST
+def create(request: HttpRequest) -> HttpResponse:
+    account = account_of(request)
+    form = KeyCreateForm(request.POST, request=request)
+    if request.user.email_verified_at is None:  # the page explains why (UNVERIFIED)
+        return _list_page(request, account, status=403)
+    if form.is_valid() and form.spend():
+        try:
+            key, secret = key_create(account=account, label=form.cleaned_data["label"])
+        except problems.KeyLimitReached as problem:
+            form.add_error(None, str(problem.detail))
+        except problems.ValidationFailed as problem:
+            form.add_error("label", str(problem.detail).removeprefix("label: "))
+        else:
+            return _secret_page(request, key, secret, rotated=False)
+    if form.is_spent:
+        messages.warning(request, SPENT)
+        return redirect("keys:list")
+    form.renew()
+    return _list_page(request, account, form)
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def rotate(request: HttpRequest, key_id: int) -> HttpResponse:
+    """GET: confirm. POST: a fresh secret, shown once; the old one stops working now."""
+    key = _own_key(request, key_id)
+    if key.state != KeyState.ACTIVE:
+        messages.error(
+            request, f"“{key.label}” is {key.state.label.lower()}: only active keys rotate."
+        )
+        return redirect("keys:list")
+    if request.user.email_verified_at is None:
+        messages.error(request, UNVERIFIED)
+        return redirect("keys:list")
+    if request.method == "GET":
+        form = KeyRotateForm(request=request)
+        return render(request, "keys/rotate.html", {"key": key, "form": form})
+    form = KeyRotateForm(request.POST, request=request)
+    if form.is_valid() and form.spend():
+        try:
+            key, secret = key_rotate(key=key)
+        except problems.KeyNotActive as problem:
+            messages.error(request, str(problem.detail))
+            return redirect("keys:list")
+        return _secret_page(request, key, secret, rotated=True)
+    messages.warning(request, SPENT)
+    return redirect("keys:list")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def revoke(request: HttpRequest, key_id: int) -> HttpResponse:
+    """GET: confirm. POST: revoke; the key stops authenticating on the next request."""
+    key = _own_key(request, key_id)
+    if request.method == "GET":
+        return render(request, "keys/revoke.html", {"key": key})
+    key_revoke(key=key)
+    messages.success(request, f"“{key.label}” is revoked: it no longer authenticates.")
+    return redirect("keys:list")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def rename(request: HttpRequest, key_id: int) -> HttpResponse:
+    key = _own_key(request, key_id)
+    form = KeyLabelForm(request.POST or None, initial={"label": key.label})
+    if request.method == "POST" and form.is_valid():
+        try:
+            key_rename(key=key, label=form.cleaned_data["label"])
+        except problems.ValidationFailed as problem:
+            form.add_error("label", str(problem.detail).removeprefix("label: "))
+        else:
+            messages.success(request, f"The key is now called “{key.label}”.")
+            return redirect("keys:list")
+    return render(request, "keys/rename.html", {"key": key, "form": form})

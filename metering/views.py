@@ -1,0 +1,243 @@
+"""Dashboard usage pages (issue 5; spec 2.3, 8.1): the account's usage in its window,
+each key's history (which survives rotation), SVG bar charts and CSV downloads.
+
+Read-only adapters over ``metering.selectors``: no metering logic lives here. The
+account's own series are the sums of its keys' series (every request is made with
+exactly one key). Per-key numbers come from the durable history, which trails the live
+counts by up to ``METER_FLUSH_SECONDS``; the headline comes from the live meter.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from accounts.models import Account
+from foodservice import problems
+from foodservice.charts import BarChart, bar_chart
+from keys.models import ApiKey
+from keys.selectors import key_get, keys_for_account
+from metering import selectors
+from metering.selectors import UsagePoint
+
+CSV_GRANULARITIES = ("day", "hour")
+
+
+@dataclass(frozen=True, slots=True)
+class UsageMeter:
+    """The account's standing in its window, shaped for the usage meter.
+
+    ``frees_at``: on a rolling day with usage, when the oldest counted hour ages out;
+    ``renews_at``: on a billing period, the renewal. ``low``/``high`` colour the meter."""
+
+    used: int
+    quota: int
+    remaining: int
+    frees_at: datetime | None
+    renews_at: datetime | None
+    live: bool
+    available: bool = True
+
+    @property
+    def low(self) -> float:
+        return self.quota * 0.75
+
+    @property
+    def high(self) -> float:
+        return self.quota * 0.9
+
+    @property
+    def period_end(self) -> datetime | None:
+        return self.renews_at
+
+
+def usage_summary(*, account: Account, now: datetime | None = None) -> UsageMeter:
+    """The account's usage in its current window, across all keys (= GET /v1/usage)."""
+    summary = selectors.account_usage(account=account, now=now)
+    monthly = account.limits.window == "month"
+    return UsageMeter(
+        used=summary.request_count,
+        quota=summary.request_quota,
+        remaining=summary.remaining,
+        frees_at=None if monthly or not summary.request_count else summary.period_end,
+        renews_at=summary.period_end if monthly else None,
+        live=summary.live,
+    )
+
+
+def key_window_counts(*, account: Account, keys: Iterable[ApiKey] = ()) -> dict[int, int]:
+    """Requests of each key of ``account`` in the account's current window."""
+    return selectors.key_usage_in_window(account=account)
+
+
+# --- Series and charts ----------------------------------------------------------------------
+
+
+def _sum_series(series: Sequence[list[UsagePoint]]) -> list[UsagePoint]:
+    if not series:
+        return []
+    return [
+        UsagePoint(points[0].start, sum(p.count for p in points))
+        for points in zip(*series, strict=True)
+    ]
+
+
+def _hour_label(start: datetime) -> str:
+    return f"{start:%d %b %H:00} to {start + timedelta(hours=1):%H:00} UTC"
+
+
+def hourly_chart(points: Sequence[UsagePoint]) -> BarChart:
+    """24 hourly bars, an axis label every 3 hours."""
+    return bar_chart(
+        points=[
+            (_hour_label(p.start), f"{p.start:%H}h" if i % 3 == 0 else "", p.count)  # type: ignore[str-format]
+            for i, p in enumerate(points)
+        ]
+    )
+
+
+def daily_chart(points: Sequence[UsagePoint]) -> BarChart:
+    """One bar a day; about 8 axis labels whatever the period's length."""
+    step = max(1, -(-len(points) // 8))
+    return bar_chart(
+        points=[
+            (f"{p.start:%a %d %b %Y}", f"{p.start:%d %b}" if i % step == 0 else "", p.count)
+            for i, p in enumerate(points)
+        ]
+    )
+
+
+def _charts(hourly: list[UsagePoint], daily: list[UsagePoint]) -> dict[str, object]:
+    return {
+        "hourly": hourly_chart(hourly) if hourly else None,
+        "daily": daily_chart(daily) if daily else None,
+        "daily_since": daily[0].start if daily else None,
+    }
+
+
+def _own_key(account: Account, key_id: int) -> ApiKey:
+    try:
+        return key_get(key_id=key_id, account=account)
+    except problems.NotFound:
+        raise Http404("No such key.") from None
+
+
+def _account_of(request: HttpRequest) -> Account:
+    from accounts.views import account_of  # the one place the dashboard finds the account
+
+    return account_of(request)
+
+
+# --- Pages ------------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def usage(request: HttpRequest) -> HttpResponse:
+    """The account's usage: the window's headline, hourly and daily charts, every key."""
+    account = _account_of(request)
+    now = timezone.now()
+    keys = list(keys_for_account(account=account))
+    hourly = _sum_series([selectors.key_usage_hourly(key=k, now=now) for k in keys])
+    daily = _sum_series([selectors.key_usage_daily(key=k, now=now) for k in keys])
+    counts = key_window_counts(account=account)
+    context = {
+        "account": account,
+        "limits": account.limits,
+        "usage": usage_summary(account=account, now=now),
+        "rows": [
+            {"key": k, "state": k.state_at(now), "requests": counts.get(k.pk, 0)} for k in keys
+        ],
+        **_charts(hourly, daily),
+    }
+    return render(request, "usage/usage.html", context)
+
+
+@login_required
+@require_GET
+def key_usage(request: HttpRequest, key_id: int) -> HttpResponse:
+    """One key's history (kept across rotations): hourly and daily charts."""
+    account = _account_of(request)
+    key = _own_key(account, key_id)
+    now = timezone.now()
+    hourly = selectors.key_usage_hourly(key=key, now=now)
+    daily = selectors.key_usage_daily(key=key, now=now)
+    context = {
+        "account": account,
+        "limits": account.limits,
+        "key": key,
+        "state": key.state_at(now),
+        "requests": key_window_counts(account=account).get(key.pk, 0),
+        **_charts(hourly, daily),
+    }
+    return render(request, "usage/key.html", context)
+
+
+# --- CSV ---------------------------------------------------------------------------------------
+
+
+def _cell(text: str) -> str:
+    """A label made safe for spreadsheets: no cell starts a formula."""
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _csv_response(*, filename: str, by: str, keys: Iterable[ApiKey], now: datetime) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    writer = csv.writer(response)
+    writer.writerow(["hour_utc" if by == "hour" else "date_utc", "key_id", "key_label", "requests"])
+    for key in keys:
+        series = (
+            selectors.key_usage_hourly(key=key, now=now)
+            if by == "hour"
+            else selectors.key_usage_daily(key=key, now=now)
+        )
+        for point in series:
+            start = point.start
+            stamp = (
+                start.strftime("%Y-%m-%dT%H:00:00Z")
+                if isinstance(start, datetime)
+                else start.isoformat()
+            )
+            writer.writerow([stamp, key.pk, _cell(key.label), point.count])
+    return response
+
+
+def _granularity(request: HttpRequest) -> str | None:
+    by = request.GET.get("by", "day")
+    return by if by in CSV_GRANULARITIES else None
+
+
+@login_required
+@require_GET
+def usage_csv(request: HttpRequest) -> HttpResponse:
+    """Every key's requests per day of the billing period (``?by=day``, the default;
+    the last 30 days on Taster) or per hour of the last 24 hours (``?by=hour``)."""
+    by = _granularity(request)
+    if by is None:
+        return HttpResponseBadRequest("by must be day or hour.", content_type="text/plain")
+    account = _account_of(request)
+    now = timezone.now()
+    name = f"foodservice-usage-{by}-{now:%Y%m%d}.csv"
+    return _csv_response(filename=name, by=by, keys=keys_for_account(account=account), now=now)
+
+
+@login_required
+@require_GET
+def key_usage_csv(request: HttpRequest, key_id: int) -> HttpResponse:
+    """One key's history as CSV, same columns and ``by`` as ``usage_csv``."""
+    by = _granularity(request)
+    if by is None:
+        return HttpResponseBadRequest("by must be day or hour.", content_type="text/plain")
+    key = _own_key(_account_of(request), key_id)
+    now = timezone.now()
+    name = f"foodservice-key-{key.pk}-{by}-{now:%Y%m%d}.csv"
+    return _csv_response(filename=name, by=by, keys=[key], now=now)

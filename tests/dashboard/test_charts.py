@@ -1,0 +1,43 @@
+"""The pure bar-chart geometry behind the usage charts (foodservice/charts.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from foodservice.charts import HEIGHT, LEFT, WIDTH, bar_chart, nice_ceiling
+
+
+@pytest.mark.parametrize(
+    ("value", "ceiling"),
+    [(0, 1), (1, 1), (2, 2), (3, 5), (7, 10), (10, 10), (11, 20), (250, 500), (999, 1000)],
+)
+def test_scale_rounds_up_to_1_2_or_5_times_a_power_of_ten(value, ceiling):
+    assert nice_ceiling(value) == ceiling
+
+
+def test_bars_share_the_width_and_scale_to_the_rounded_peak():
+    chart = bar_chart(points=[("a", "a", 10), ("b", "", 5), ("c", "c", 0)])
+    full, half, empty = chart.bars
+    assert full.height == pytest.approx(2 * half.height)
+    assert full.y == pytest.approx(chart.baseline - full.height)
+    assert empty.height == 1.0  # a sliver, so an empty hour still reads as a bar
+    assert chart.total == 15 and chart.peak == 10
+    assert [t.label for t in chart.ticks] == ["0", "5", "10"]
+    assert all(b.x >= LEFT and b.x + b.width <= WIDTH for b in chart.bars)
+
+
+def test_an_all_zero_series_has_a_scale_of_one():
+    chart = bar_chart(points=[("h", "", 0)] * 24)
+    assert len(chart.bars) == 24 and chart.peak == 0
+    assert [t.label for t in chart.ticks] == ["0", "1"]
+    assert all(b.y == chart.baseline - 1.0 for b in chart.bars)
+
+
+def test_large_counts_get_short_axis_labels():
+    chart = bar_chart(points=[("d", "", 180_000)])
+    assert [t.label for t in chart.ticks] == ["0", "100k", "200k"]
+
+
+def test_an_empty_series_draws_an_empty_chart():
+    chart = bar_chart(points=[])
+    assert chart.bars == () and chart.height == HEIGHT

@@ -1,0 +1,142 @@
+"""Usage pages (issue 5.5; spec 2.3, 8.1): the account's window, per-key history that
+survives rotation, hourly and daily SVG charts, CSV downloads."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+from rest_framework.test import APIClient
+
+from keys.services import key_create, key_rotate
+from metering.services import usage_flush
+
+pytestmark = pytest.mark.django_db
+
+
+def call_api(secret: str, times: int = 1) -> None:
+    client = APIClient()
+    for _ in range(times):
+        response = client.get("/v1/foods", {"q": "apple"}, headers={"X-API-Key": secret})
+        assert response.status_code == 200, response.content
+
+
+def bar_values(page: str, chart_id: str) -> list[int]:
+    svg = re.search(rf'<svg[^>]*aria-labelledby="{chart_id}-title.*?</svg>', page, re.S).group(0)
+    return [int(n) for n in re.findall(r"<title>[^<]*: (\d+) requests</title>", svg)]
+
+
+def test_usage_page_shows_the_window_and_hourly_and_daily_bars(owner_client, verified, clock):
+    _, secret = key_create(account=verified, label="a")
+    call_api(secret, 3)
+    usage_flush()
+    page = owner_client.get("/usage/").content.decode()
+    assert "3</strong> of 250 requests used" in page
+    hourly, daily = bar_values(page, "chart-hourly"), bar_values(page, "chart-daily")
+    assert len(hourly) == 24 and hourly[-1] == 3 and sum(hourly) == 3
+    assert len(daily) == 30 and daily[-1] == 3
+
+
+def test_account_charts_add_up_every_key(owner_client, verified, clock):
+    _, first = key_create(account=verified, label="a")
+    _, second = key_create(account=verified, label="b")
+    call_api(first, 2)
+    clock.shift(3600)
+    call_api(second, 1)
+    usage_flush()
+    hourly = bar_values(owner_client.get("/usage/").content.decode(), "chart-hourly")
+    assert hourly[-2:] == [2, 1]
+
+
+def test_keys_page_shows_each_keys_requests_in_the_window(owner_client, verified, clock):
+    busy, secret = key_create(account=verified, label="busy")
+    idle, _ = key_create(account=verified, label="idle")
+    call_api(secret, 4)
+    usage_flush()
+    page = owner_client.get("/keys/").content.decode()
+    busy_row = re.search(rf'<tr id="key-{busy.pk}">.*?</tr>', page, re.S).group(0)
+    idle_row = re.search(rf'<tr id="key-{idle.pk}">.*?</tr>', page, re.S).group(0)
+    assert 'window">4</td>' in busy_row and 'window">0</td>' in idle_row
+
+
+def test_key_history_survives_rotation(owner_client, verified, clock):
+    key, secret = key_create(account=verified, label="server")
+    call_api(secret, 2)
+    clock.shift(3600)
+    _, new = key_rotate(key=key)
+    call_api(new, 1)
+    usage_flush()
+    page = owner_client.get(f"/usage/keys/{key.pk}/").content.decode()
+    assert bar_values(page, "chart-hourly")[-2:] == [2, 1]
+    assert "History kept across rotations" in page
+
+
+def test_paid_accounts_daily_chart_covers_the_billing_period(owner_client, verified, clock):
+    from accounts.services import account_set_tier
+
+    account_set_tier(account=verified, tier="sous_chef")
+    key_create(account=verified, label="a")
+    clock.shift(3 * 86400)
+    page = owner_client.get("/usage/").content.decode()
+    assert "This billing period, by day" in page
+    assert "Since 10 March 2026." in page
+    assert len(bar_values(page, "chart-daily")) == 4
+
+
+def test_charts_are_accessible_images_with_a_data_table(owner_client, verified):
+    key_create(account=verified, label="a")
+    page = owner_client.get("/usage/").content.decode()
+    assert 'role="img"' in page and "<desc id=" in page
+    assert "Show the numbers" in page
+
+
+def test_usage_csv_lists_each_keys_days(owner_client, verified, clock):
+    key, secret = key_create(account=verified, label="=cmd|' /C calc'!A0")
+    call_api(secret, 2)
+    usage_flush()
+    response = owner_client.get("/usage/usage.csv")
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"].startswith(
+        'attachment; filename="foodservice-usage-day-'
+    )
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0] == ["date_utc", "key_id", "key_label", "requests"]
+    assert rows[-1] == ["2026-03-10", str(key.pk), "'=cmd|' /C calc'!A0", "2"]
+    assert len(rows) == 1 + 30
+
+
+def test_usage_csv_by_hour(owner_client, verified, clock):
+    key, secret = key_create(account=verified, label="a")
+    call_api(secret, 1)
+    usage_flush()
+    rows = list(
+        csv.reader(io.StringIO(owner_client.get("/usage/usage.csv?by=hour").content.decode()))
+    )
+    assert rows[0][0] == "hour_utc" and len(rows) == 1 + 24
+    assert rows[-1] == ["2026-03-10T14:00:00Z", str(key.pk), "a", "1"]
+
+
+def test_usage_csv_refuses_an_unknown_granularity(owner_client):
+    response = owner_client.get("/usage/usage.csv?by=week")
+    assert response.status_code == 400 and b"by must be day or hour" in response.content
+
+
+def test_key_csv_has_only_that_key(owner_client, verified, clock):
+    key, _ = key_create(account=verified, label="a")
+    other, _ = key_create(account=verified, label="b")
+    rows = list(
+        csv.reader(
+            io.StringIO(owner_client.get(f"/usage/keys/{key.pk}/usage.csv").content.decode())
+        )
+    )
+    assert {r[1] for r in rows[1:]} == {str(key.pk)}
+    assert str(other.pk) not in {r[1] for r in rows[1:]}
+
+
+def test_overview_and_plan_show_the_live_usage(owner_client, verified, clock):
+    _, secret = key_create(account=verified, label="a")
+    call_api(secret, 5)  # not flushed: the headline comes from the live meter
+    assert "5</strong> of 250 requests used" in owner_client.get("/plan/").content.decode()
+    assert "5</strong> of 250 requests used" in owner_client.get("/").content.decode()
