@@ -1,10 +1,192 @@
-"""Reads of the catalogue."""
+"""Reads of the catalogue: food search and records by id (issue 3, point 3), markets.
+
+Contracts: every function takes the market the caller may see (None: all markets) and
+never returns a record outside it; a missing or invisible record is ``NotFound``.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Count, Exists, OuterRef, QuerySet, Window
+
+from catalogue import ordering, search
+from catalogue.models import Category, Food, Market, Nutrient
+from catalogue.nutrients import BY_SLUG, HEADLINES
+from catalogue.paging import Position
+from catalogue.params import FoodQuery
+from foodservice import problems
+
+# Matches are counted up to this many; meta.total says whether the count is exact.
+COUNT_CAP = 10_000
+MARKETS_CACHE_KEY = "catalogue:markets-offered"
+MARKETS_CACHE_SECONDS = 60
+
+LIST_FIELDS = (
+    "id",
+    "public_id",
+    "source",
+    "source_id",
+    "name",
+    "search_name",
+    "data_type",
+    "brand_owner",
+    "market_id",
+    "serving_description",
+    "serving_grams",
+    "category__slug",
+    "category__name",
+    *(h.column for h in HEADLINES),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FoodPage:
+    """One page of a food list. ``rows`` are dicts of ``LIST_FIELDS``; ``next`` is where
+    the following page starts (None on the last visible page); ``total`` counts the
+    matches up to ``COUNT_CAP`` (``total_exact`` False beyond)."""
+
+    rows: list[dict[str, Any]]
+    offset: int
+    total: int
+    total_exact: bool
+    next: Position | None
+
+
+def food_search(
+    *, query: FoodQuery, market: str | None, depth: int | None, position: Position
+) -> FoodPage:
+    """The page of foods matching ``query`` at ``position``, within ``market``.
+
+    ``depth`` (Taster: 1,000; None on paid tiers) is how far into the list the caller
+    may read (spec 8.2): a page starting at or past it is ``ResultDepthExceeded`` when
+    matches lie there, and the last page before it is cut at it. A page past the end of
+    the list is ``InvalidParameter`` naming ``page`` (or ``cursor``).
+    """
+    queryset = _filtered(query, market)
+    if query.q:
+        queryset = search.match(queryset, query.q)
+    offset = position.offset
+    parameter = "cursor" if query.cursor else "page"
+    past_end = problems.InvalidParameter(parameter, "Past the end of the results.")
+    if depth is not None and offset >= depth and offset > 0:
+        if queryset.order_by()[depth : depth + 1].exists():
+            raise problems.ResultDepthExceeded()
+        raise past_end
+    limit = query.page_size if depth is None else min(query.page_size, depth - offset)
+    # A search counts its matches in the ranking scan itself (a window count: one pass
+    # over the matches, not two); a listing without q counts up to COUNT_CAP apart.
+    counted = bool(query.q)
+    rows = _page_rows(queryset, query, position, limit, counted=counted)
+    if offset > 0 and not rows:
+        raise past_end
+    if counted:
+        total = offset + rows[0]["remaining"] if rows else 0
+        exact = True
+    else:
+        total = queryset.order_by()[: COUNT_CAP + 1].count()
+        exact = total <= COUNT_CAP
+        total = min(total, COUNT_CAP)
+    more = len(rows) > limit and (depth is None or offset + limit < depth)
+    rows = rows[:limit]
+    columns = ordering.columns_for(query.sort)
+    following = Position(offset + limit, ordering.key_of(rows[-1], columns)) if more else None
+    return FoodPage(rows=rows, offset=offset, total=total, total_exact=exact, next=following)
+
+
+def _filtered(query: FoodQuery, market: str | None) -> QuerySet:
+    queryset = Food.objects.all()
+    if market:
+        queryset = queryset.filter(market_id=market)
+    if query.data_types:
+        queryset = queryset.filter(data_type__in=query.data_types)
+    if query.categories:
+        ids = dict(Category.objects.filter(slug__in=query.categories).values_list("slug", "id"))
+        unknown = sorted(set(query.categories) - set(ids))
+        if unknown:
+            raise problems.InvalidParameter("category", f"Unknown category {unknown[0]!r}.")
+        queryset = queryset.filter(category_id__in=ids.values())
+    if query.brand:
+        queryset = queryset.filter(brand_key__startswith=query.brand)
+    for bounds in query.ranges:
+        column = BY_SLUG[bounds.slug].column
+        if bounds.low is not None:
+            queryset = queryset.filter(**{f"{column}__gte": bounds.low})
+        if bounds.high is not None:
+            queryset = queryset.filter(**{f"{column}__lte": bounds.high})
+    return queryset
+
+
+def _page_rows(
+    queryset: QuerySet, query: FoodQuery, position: Position, limit: int, *, counted: bool
+) -> list[dict[str, Any]]:
+    """The page's rows with their sort keys. Two steps: rank and cut the matches on
+    narrow tuples (id and sort keys only), then fetch the wide rows of just this page,
+    so sorting thousands of matches never carries their full rows (bench/RESULTS.md)."""
+    columns = ordering.columns_for(query.sort)
+    if query.sort.key == "relevance":
+        queryset = search.with_relevance(queryset, query.q)
+    if position.key is not None:
+        queryset = queryset.filter(ordering.after(columns, position.key))
+    queryset = queryset.order_by(*(column.order_by() for column in columns))
+    keys = queryset.values(*(column.name for column in columns))
+    if counted:  # rows from the page's first on: with a cursor, those after its key
+        keys = keys.annotate(remaining=Window(Count("id")))
+    start = 0 if position.key is not None else position.offset
+    page = list(keys[start : start + limit + 1])
+    if counted and position.key is None:
+        for key in page:
+            key["remaining"] -= position.offset
+    wide = Food.objects.filter(id__in=[key["id"] for key in page]).values(*LIST_FIELDS)
+    by_id = {row["id"]: row for row in wide}
+    return [by_id[key["id"]] | key for key in page]
+
+
+def food_get(*, public_id: str, market: str | None) -> Food:
+    """The food ``public_id`` with its category, if visible in ``market``."""
+    queryset = Food.objects.select_related("category")
+    if market:
+        queryset = queryset.filter(market_id=market)
+    food = queryset.filter(public_id=public_id).first()
+    if food is None:
+        raise problems.NotFound(f"No food {public_id!r} in this catalogue.")
+    return food
+
+
+def nutrients_by_id(*, ids: list[int]) -> dict[int, Nutrient]:
+    return {n.id: n for n in Nutrient.objects.filter(id__in=ids)}
+
+
+def nutrient_get(*, nutrient_id: str) -> Nutrient:
+    nutrient = None
+    if nutrient_id.isascii() and nutrient_id.isdigit() and len(nutrient_id) <= 9:
+        nutrient = Nutrient.objects.filter(id=int(nutrient_id)).first()
+    if nutrient is None:
+        raise problems.NotFound(f"No nutrient {nutrient_id!r}.")
+    return nutrient
+
+
+def category_get(*, slug: str) -> Category:
+    category = Category.objects.filter(slug=slug).first()
+    if category is None:
+        raise problems.NotFound(f"No category {slug!r}.")
+    return category
 
 
 def markets_offered() -> list[str]:
-    """Market codes an account may choose. Until the catalogue holds foods: the settings'."""
-    return sorted(settings.DEFAULT_MARKETS)
+    """Market codes an account may choose: those the catalogue holds foods for, or the
+    settings' ``DEFAULT_MARKETS`` while it is empty. Cached for a minute (it is read on
+    every ``GET /v1/market``); ``markets_forget()`` drops the cache after a load."""
+    codes = cache.get(MARKETS_CACHE_KEY)
+    if codes is None:
+        with_foods = Market.objects.filter(Exists(Food.objects.filter(market=OuterRef("pk"))))
+        codes = sorted(with_foods.values_list("code", flat=True))
+        cache.set(MARKETS_CACHE_KEY, codes, MARKETS_CACHE_SECONDS)
+    return list(codes) or sorted(settings.DEFAULT_MARKETS)
+
+
+def markets_forget() -> None:
+    cache.delete(MARKETS_CACHE_KEY)

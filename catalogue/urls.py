@@ -1,5 +1,15 @@
-"""/v1 catalogue routes (foods, records by id)."""
+"""/v1 catalogue routes (foods, records by id). Included under /v1/ before the
+catch-all 404, so an unknown resource type or a malformed path is a 404 problem."""
 
 from __future__ import annotations
 
-urlpatterns: list = []
+from django.urls import path
+
+from catalogue import api
+
+urlpatterns = [
+    path("foods", api.FoodListView.as_view(), name="foods"),
+    path("foods/<str:public_id>", api.FoodDetailView.as_view(), name="food"),
+    path("nutrients/<str:nutrient_id>", api.NutrientDetailView.as_view(), name="nutrient"),
+    path("categories/<str:slug>", api.CategoryDetailView.as_view(), name="category"),
+]

@@ -45,3 +45,70 @@ class ApiKeyFactory(DjangoModelFactory):
         lambda o: secrets.digest(o.secret, pepper=settings.KEY_PEPPER)
     )
     hint = factory.LazyAttribute(lambda o: secrets.hint(o.secret))
+
+
+# --- catalogue (issue 3) ---------------------------------------------------------------
+
+
+class MarketFactory(DjangoModelFactory):
+    class Meta:
+        model = "catalogue.Market"
+        django_get_or_create = ("code",)
+
+    code = "US"
+    name = "United States"
+
+
+class CategoryFactory(DjangoModelFactory):
+    class Meta:
+        model = "catalogue.Category"
+        django_get_or_create = ("slug",)
+
+    name = factory.Sequence(lambda n: f"Category {n}")
+    slug = factory.LazyAttribute(lambda o: "-".join(o.name.lower().split()))
+
+
+class NutrientFactory(DjangoModelFactory):
+    class Meta:
+        model = "catalogue.Nutrient"
+        django_get_or_create = ("id",)
+
+    id = 203
+    number = factory.LazyAttribute(lambda o: str(o.id) if o.id < 1000 else "")
+    name = "Protein"
+    unit = "g"
+    rank = 600
+
+
+class FoodFactory(DjangoModelFactory):
+    """A food as a loader would store it. Pass ``nutrients={"203": 1.5}``; the headline
+    columns and the search form of the name follow from it."""
+
+    class Meta:
+        model = "catalogue.Food"
+
+    source = "sr28"
+    source_id = factory.Sequence(lambda n: f"{90000 + n:05d}")
+    public_id = factory.LazyAttribute(lambda o: f"{o.source}-{o.source_id}")
+    name = factory.Sequence(lambda n: f"Test food {n}")
+    search_name = factory.LazyAttribute(lambda o: _search_name(o.name))
+    data_type = "sr_legacy"
+    market = factory.SubFactory(MarketFactory)
+    category = None
+    nutrients = factory.LazyFunction(dict)
+    content_hash = "factory"
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):  # type: ignore[no-untyped-def]
+        from catalogue.nutrients import headline_columns
+
+        for column, value in headline_columns(kwargs.get("nutrients") or {}).items():
+            kwargs.setdefault(column, value)
+        kwargs.setdefault("brand_key", kwargs.get("brand_owner", "").casefold())
+        return super()._create(model_class, *args, **kwargs)
+
+
+def _search_name(name: str) -> str:
+    from catalogue.text import search_name
+
+    return search_name(name)

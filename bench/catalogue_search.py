@@ -1,0 +1,233 @@
+"""Catalogue benchmark (issue 3, "Speed"): full FDC + SR28 load, then search and
+record-by-id latency on PostgreSQL, written under "## Catalogue" in bench/RESULTS.md.
+
+    .venv/bin/python bench/catalogue_search.py            # load from scratch, then measure
+    .venv/bin/python bench/catalogue_search.py --skip-load  # measure the loaded database
+
+Uses its own database (default postgres://postgres@127.0.0.1:5432/fs_bench_catalogue),
+dropped and recreated unless --skip-load. Latencies are server-side: the selector (the
+SQL the view runs) and the whole view stack through Django's test client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import random
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/fs_bench_catalogue"
+ONE_WORD = [
+    "butter",
+    "chicken",
+    "cheese",
+    "apple",
+    "chocolate",
+    "milk",
+    "bread",
+    "yogurt",
+    "rice",
+    "beef",
+]
+TWO_WORDS = [
+    "peanut butter", "chicken breast", "whole milk", "dark chocolate", "greek yogurt",
+    "orange juice", "brown rice", "ground beef", "cheddar cheese", "ice cream",
+]  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default=DEFAULT_URL)
+    parser.add_argument("--skip-load", action="store_true")
+    parser.add_argument("--runs", type=int, default=20, help="timed runs per query")
+    args = parser.parse_args()
+    env = os.environ | {"DATABASE_URL": args.database_url, "FOODSERVICE_VAR_DIR": "/tmp/fs-bench"}
+    env.pop("REDIS_URL", None)
+    env["METERING_ENABLED"] = "0"
+    os.environ.update(env)
+    loads = [] if args.skip_load else load_everything(args.database_url, env)
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
+    import django
+
+    django.setup()
+    figures, plans = measure(args.runs)
+    write_results(loads, figures, plans)
+
+
+def psql(sql: str, url: str) -> None:
+    parts = urlsplit(url)
+    subprocess.run(
+        ["psql", "-h", parts.hostname or "127.0.0.1", "-p", str(parts.port or 5432),
+         "-U", parts.username or "postgres", "-d", "postgres", "-qc", sql],
+        check=True,
+    )  # fmt: skip
+
+
+def load_everything(url: str, env: dict[str, str]) -> list[str]:
+    name = urlsplit(url).path.lstrip("/")
+    psql(f'DROP DATABASE IF EXISTS "{name}"', url)
+    psql(f'CREATE DATABASE "{name}"', url)
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "-v0"], check=True, env=env)
+    lines = []
+    for source in ("fdc", "sr28"):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        started = time.monotonic()
+        done = subprocess.run(
+            [*manage, "load_catalogue", "--source", source],
+            check=True, env=env, capture_output=True, text=True,
+        )  # fmt: skip
+        seconds = time.monotonic() - started
+        peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+        summary = done.stdout.strip().splitlines()[-1]
+        lines.append(f"- `load_catalogue --source {source}`: {seconds:.1f} s wall, "
+                     f"peak RSS {peak:.0f} MB (max over loads so far); {summary}")  # fmt: skip
+    return lines
+
+
+def timed(fn, runs: int) -> list[float]:  # type: ignore[no-untyped-def]
+    for _ in range(2):
+        fn()
+    out = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def p(samples: list[float], q: float) -> float:
+    return statistics.quantiles(samples, n=100)[int(q) - 1] if len(samples) > 1 else samples[0]
+
+
+def measure(runs: int) -> tuple[list[str], list[str]]:
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from accounts.services import account_create
+    from catalogue import selectors, serializers
+    from catalogue.models import Food
+    from catalogue.paging import Position
+    from catalogue.params import parse_food_query
+    from keys.services import key_create
+
+    def search(q: str, offset: int) -> selectors.FoodPage:
+        query = parse_food_query({"q": [q]})
+        return selectors.food_search(
+            query=query, market="US", depth=1000, position=Position(offset)
+        )
+
+    def record(public_id: str) -> None:
+        food = selectors.food_get(public_id=public_id, market="US")
+        nutrients = selectors.nutrients_by_id(ids=[int(k) for k in food.nutrients])
+        serializers.food_detail(food, nutrients)
+
+    email = f"bench{random.randrange(10**9)}@example.com"
+    account = account_create(email=email, tier="head_chef", market="US")
+    secret = key_create(account=account, label="bench")[1]
+    client = Client(HTTP_X_API_KEY=secret)
+
+    figures = [f"- foods in the catalogue: {Food.objects.count():,}"]
+    rows = []
+    for label, queries in (("one word", ONE_WORD), ("two words", TWO_WORDS)):
+        for where, offset in (("page 1", 0), ("depth cap (offset 980)", 980)):
+            samples: list[float] = []
+            for q in queries:
+                if offset and search(q, 0).total < 1000:
+                    continue  # fewer matches than the cap: nothing lies there
+                samples += timed(lambda q=q, offset=offset: search(q, offset), runs)
+            rows.append((f"search, {label}, {where}", samples))
+    ids = list(Food.objects.order_by("?").values_list("public_id", flat=True)[:100])
+    rows.append(("record by id", [t for pid in ids for t in timed(lambda pid=pid: record(pid), 3)]))
+    view = [t for q in ONE_WORD for t in timed(lambda q=q: client.get("/v1/foods", {"q": q}), 5)]
+    rows.append(("GET /v1/foods?q=<one word> (whole view stack, unmetered)", view))
+    view_id = [
+        t for pid in ids[:50] for t in timed(lambda pid=pid: client.get(f"/v1/foods/{pid}"), 3)
+    ]
+    rows.append(("GET /v1/foods/{id} (whole view stack, unmetered)", view_id))
+    figures.append("")
+    figures.append("| measurement | samples | p50 ms | p95 ms | max ms |")
+    figures.append("|---|---|---|---|---|")
+    for name, samples in rows:
+        if samples:
+            figures.append(f"| {name} | {len(samples)} | {p(samples, 50):.1f} | "
+                           f"{p(samples, 95):.1f} | {max(samples):.1f} |")  # fmt: skip
+
+    plans = []
+    for title, action in (
+        ("search `q=cheese`, page 1", lambda: search("cheese", 0)),
+        ("search `q=peanut butter`, offset 980", lambda: search("peanut butter", 980)),
+        ("record by id", lambda: record(ids[0])),
+    ):
+        with CaptureQueriesContext(connection) as captured:
+            action()
+        for query in captured.captured_queries:
+            sql = query["sql"]
+            if "catalogue_food" not in sql or "catalogue_nutrient" in sql:
+                continue
+            with connection.cursor() as cursor:
+                cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql)
+                plan = "\n".join(row[0] for row in cursor.fetchall())
+            plans.append(f"{title}:\n\n```\n{_short(sql)}\n\n{plan}\n```\n")
+    return figures, plans
+
+
+def _short(sql: str) -> str:
+    sql = re.sub(r'"catalogue_food"\."(\w+)"', r"\1", sql)
+    return sql if len(sql) < 1500 else sql[:1500] + " ..."
+
+
+def write_results(loads: list[str], figures: list[str], plans: list[str]) -> None:
+    with open("/proc/loadavg") as handle:
+        loadavg = " ".join(handle.read().split()[:3])
+    cpu = platform.processor()
+    with open("/proc/cpuinfo") as handle:
+        for line in handle:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    section = [
+        "## Catalogue",
+        "",
+        f"Run {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC by `bench/catalogue_search.py` on "
+        f"{platform.node()}: {os.cpu_count()} CPUs ({cpu}), PostgreSQL (shared_buffers default), "
+        f"Python {platform.python_version()}. Load average at the end: {loadavg} (the machine "
+        "is shared with other helpers running tests, so figures are pessimistic).",
+        "",
+        *(loads or ["- load: skipped (`--skip-load`), database loaded earlier"]),
+        *figures,
+        "",
+        "Targets (issue 3): search p95 < 25 ms, record by id p95 < 5 ms. Search rows measure "
+        "`catalogue.selectors.food_search` (ranking query with its window count, then the "
+        "page rows; market US, Taster depth 1,000); the depth-cap rows skip queries with "
+        "fewer than 1,000 matches.",
+        "",
+        "### Query plans",
+        "",
+        *plans,
+    ]
+    path = ROOT / "bench" / "RESULTS.md"
+    text = path.read_text() if path.exists() else "# Benchmark results\n"
+    pattern = re.compile(r"## Catalogue\n.*?(?=\n## |\Z)", re.S)
+    body = "\n".join(section).rstrip() + "\n"
+    text = (
+        pattern.sub(lambda _: body, text) if pattern.search(text) else text.rstrip() + "\n\n" + body
+    )
+    path.write_text(text)
+    print(body)
+
+
+if __name__ == "__main__":
+    main()

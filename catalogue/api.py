@@ -1,0 +1,118 @@
+"""The catalogue's /v1 views (issue 3, point 3): metered data reads.
+
+Each view validates, checks the tier's limits (catalogue.policies), calls one selector
+and renders. ``CatalogueReadView.respond`` adds the ETag and answers 304 itself, inside
+the metered view, so a revalidation is metered and carries the metering headers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.utils.cache import patch_vary_headers
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from catalogue import policies, selectors, serializers
+from catalogue.conditional import CACHE_CONTROL, etag_for, is_not_modified
+from catalogue.paging import Position, cursor_dumps, position_for
+from catalogue.params import MAX_PAGE_OFFSET, FoodQuery, parse_food_query
+from metering.api import MeteredAPIView
+
+
+class CatalogueReadView(MeteredAPIView):
+    def respond(self, request: Request, body: dict[str, Any]) -> Response:
+        """200 with ``body``, or 304 with no body when ``If-None-Match`` holds its tag."""
+        etag = etag_for(body)
+        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
+        if is_not_modified(if_none_match=request.headers.get("If-None-Match"), etag=etag):
+            response = Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
+        else:
+            response = Response(body, headers=headers)
+        # The body depends on the key's account (tier, market).
+        patch_vary_headers(response, ("X-API-Key", "Authorization"))
+        return response
+
+
+class FoodListView(CatalogueReadView):
+    """``GET /v1/foods``: search, filter, sort, page (README, "Searching foods")."""
+
+    def get(self, request: Request) -> Response:
+        principal = request.auth
+        policies.require_market(principal=principal)
+        query = parse_food_query(dict(request.query_params.lists()))
+        market = policies.check_food_list(principal=principal, query=query)
+        fingerprint = query.fingerprint()
+        position = position_for(
+            page=query.page, cursor=query.cursor, page_size=query.page_size, fingerprint=fingerprint
+        )
+        depth = policies.depth_limit(principal=principal)
+        page = selectors.food_search(query=query, market=market, depth=depth, position=position)
+        links = _links(request, query, page, fingerprint)
+        meta = {
+            "q": query.q or None,
+            "sort": query.sort.text,
+            "market": market,
+            "offset": page.offset,
+            "page_size": query.page_size,
+            "count": len(page.rows),
+            "total": page.total,
+            "total_exact": page.total_exact,
+            "depth_limit": depth,
+        }
+        data = [serializers.food_summary(row) for row in page.rows]
+        return self.respond(request, {"data": data, "links": links, "meta": meta})
+
+
+def _links(
+    request: Request, query: FoodQuery, page: selectors.FoodPage, fingerprint: str
+) -> dict[str, str | None]:
+    """``self`` is the request as made; ``next`` and ``prev`` are paths to follow as is
+    (``next`` null on the last page the caller may read, ``prev`` null on the first)."""
+    params = [(k, v) for k, v in request.query_params.items() if k not in ("page", "cursor")]
+
+    def at(position: Position) -> str:
+        if position.key is None and position.offset % query.page_size == 0:
+            number = position.offset // query.page_size + 1
+            extra = [("page", str(number))] if number > 1 else []
+            if position.offset < MAX_PAGE_OFFSET:
+                return f"{request.path}?{urlencode(params + extra)}".rstrip("?")
+        token = cursor_dumps(position, fingerprint=fingerprint)
+        return f"{request.path}?{urlencode([*params, ('cursor', token)])}"
+
+    previous = None
+    if page.offset > 0:
+        previous = at(Position(max(0, page.offset - query.page_size)))
+    return {
+        "self": request.get_full_path(),
+        "next": at(page.next) if page.next else None,
+        "prev": previous,
+    }
+
+
+class FoodDetailView(CatalogueReadView):
+    """``GET /v1/foods/{id}``: one food with every portion and measured nutrient."""
+
+    def get(self, request: Request, public_id: str) -> Response:
+        market = policies.foods_market(principal=request.auth)
+        food = selectors.food_get(public_id=public_id, market=market)
+        nutrients = selectors.nutrients_by_id(ids=[int(k) for k in food.nutrients])
+        return self.respond(request, {"data": serializers.food_detail(food, nutrients)})
+
+
+class NutrientDetailView(CatalogueReadView):
+    """``GET /v1/nutrients/{id}``: id is the USDA nutrient number (203 = Protein)."""
+
+    def get(self, request: Request, nutrient_id: str) -> Response:
+        nutrient = selectors.nutrient_get(nutrient_id=nutrient_id)
+        return self.respond(request, {"data": serializers.nutrient_record(nutrient)})
+
+
+class CategoryDetailView(CatalogueReadView):
+    """``GET /v1/categories/{id}``: id is the category's slug."""
+
+    def get(self, request: Request, slug: str) -> Response:
+        category = selectors.category_get(slug=slug)
+        return self.respond(request, {"data": serializers.category_record(category)})

@@ -1,0 +1,115 @@
+"""What the parsers produce and the writer consumes (pure values)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from catalogue import text
+from catalogue.nutrients import headline_columns
+
+
+@dataclass(frozen=True, slots=True)
+class NutrientDef:
+    id: int
+    number: str
+    name: str
+    unit: str
+    tag: str = ""
+    rank: int = 0
+    fdc_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Portion:
+    description: str
+    gram_weight: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"description": self.description, "gram_weight": self.gram_weight}
+
+
+@dataclass(frozen=True, slots=True)
+class FoodRecord:
+    """One food as read from a source; amounts are per 100 g, keyed by nutrient id."""
+
+    source: str
+    source_id: str
+    name: str
+    data_type: str
+    market: str
+    category_name: str = ""
+    category_code: str = ""
+    brand_owner: str = ""
+    portions: tuple[Portion, ...] = ()
+    nutrients: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def public_id(self) -> str:
+        return f"{self.source}-{self.source_id}"
+
+    def content_hash(self) -> str:
+        """Changes exactly when what would be stored changes: a re-run skips equal rows."""
+        payload = [
+            self.name,
+            self.data_type,
+            self.market,
+            self.category_name,
+            self.brand_owner,
+            [p.as_dict() for p in self.portions],
+            sorted(self.nutrients.items()),
+        ]
+        return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:32]
+
+    def columns(self) -> dict[str, Any]:
+        """The ``Food`` column values, except ``category`` (the writer resolves it)."""
+        first = self.portions[0] if self.portions else None
+        return {
+            "public_id": self.public_id,
+            "source": self.source,
+            "source_id": self.source_id,
+            "name": self.name,
+            "search_name": text.search_name(self.name),
+            "data_type": self.data_type,
+            "brand_owner": self.brand_owner,
+            "brand_key": self.brand_owner.casefold(),
+            "market_id": self.market,
+            "serving_description": first.description if first else "",
+            "serving_grams": first.gram_weight if first else None,
+            "portions": [p.as_dict() for p in self.portions],
+            "nutrients": self.nutrients,
+            "content_hash": self.content_hash(),
+            **headline_columns(self.nutrients),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A malformed row: reported and left out, never half-written."""
+
+    file: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.reason}"
+
+
+class BadValue(ValueError):
+    """A field that is not what the format says; the message is the reason reported."""
+
+
+def amount(raw: str, what: str, *, signed: bool = False) -> float:
+    """A finite number, non-negative unless ``signed``, or ``BadValue``. Nutrient
+    amounts are ``signed``: USDA publishes a few slightly negative carbohydrates "by
+    difference", and they are loaded as published."""
+    try:
+        number = float(raw)
+    except ValueError:
+        raise BadValue(f"{what} is not a number: {raw[:40]!r}") from None
+    if not math.isfinite(number) or (number < 0 and not signed):
+        raise BadValue(f"{what} is out of range: {raw[:40]!r}")
+    return number

