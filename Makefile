@@ -19,8 +19,12 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $@
 
+# A person reads these logs: the text form of the JSON request log (LOG_FORMAT).
+run: export LOG_FORMAT ?= text
 run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput -v0
+	$(PY) manage.py collectstatic --noinput -v0
+	$(PY) manage.py load_catalogue --source sr28 --if-empty
 	$(PY) manage.py setup_demo --host $(HOST) --port $(PORT)
 	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
 
