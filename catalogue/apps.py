@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class CatalogueConfig(AppConfig):
     name = "catalogue"
     verbose_name = "Food catalogue"
+
+    def ready(self) -> None:
+        from catalogue import schema  # noqa: F401  (its OpenAPI description, issue 6)

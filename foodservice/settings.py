@@ -206,6 +206,15 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "foodservice API",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The API reference (issue 6): /openapi.json and /docs need no key; the per-view
+    # descriptions live in each app's schema.py, the shared parts in foodservice/schema.py.
+    "SERVE_AUTHENTICATION": [],
+    "SCHEMA_PATH_PREFIX": r"/v1",
+    "SCHEMA_PATH_PREFIX_TRIM": False,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "foodservice.schema.postprocess",
+    ],
 }
 
 # --- E-mail, sign-in ------------------------------------------------------------------

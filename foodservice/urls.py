@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 
 from accounts.api import MarketView
-from foodservice import errors, health, metrics
+from foodservice import docs, errors, health, metrics
 from metering import views as usage_views
 from metering.api import UsageView
 
@@ -22,6 +22,10 @@ urlpatterns = [
     path("v1/", include((api_v1, "v1"))),
     re_path(r"^v1$", errors.ApiNotFound.as_view()),
     path("admin/", admin.site.urls),
+    # The API reference (issue 6): no key, never metered.
+    path("openapi.json", docs.SchemaView.as_view(), name="openapi"),
+    path("docs", docs.docs, name="docs"),
+    path("docs/redoc.js", docs.redoc_bundle, name="docs-redoc"),
     # Operations (issue 7): probes and the Prometheus scrape; no API key, never metered.
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),

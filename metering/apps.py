@@ -6,4 +6,5 @@ class MeteringConfig(AppConfig):
     verbose_name = "Metering and usage"
 
     def ready(self) -> None:
-        from metering import checks  # noqa: F401  (registers the system checks)
+        # The system checks, and the OpenAPI description of /v1/usage (issue 6).
+        from metering import checks, schema  # noqa: F401

@@ -1,0 +1,80 @@
+"""``GET``/``PUT /v1/market`` in the OpenAPI schema (spec 3.2, 4; README "Markets").
+Loaded by ``AccountsConfig.ready()``."""
+
+from __future__ import annotations
+
+from drf_spectacular.extensions import OpenApiViewExtension
+from drf_spectacular.utils import inline_serializer
+from rest_framework import serializers
+
+from accounts.tiers import Tier
+from foodservice import problems
+from foodservice.schema import component, described, operation
+
+_CODE = {"type": "string", "pattern": "^[A-Z]{2}$", "example": "US"}
+MARKET = component(
+    "Market",
+    {
+        "type": "object",
+        "required": ["data"],
+        "additionalProperties": False,
+        "properties": {
+            "data": {
+                "type": "object",
+                "required": ["market", "markets_offered"],
+                "additionalProperties": False,
+                "properties": {
+                    "market": _CODE
+                    | {"nullable": True, "description": "The account's market; null until chosen."},
+                    "markets_offered": {"type": "array", "items": _CODE},
+                },
+            }
+        },
+    },
+)
+# A serializer rather than a raw schema, so the body is marked required.
+MARKET_REQUEST = inline_serializer(
+    "MarketRequest",
+    {
+        "market": serializers.RegexField(
+            r"^[A-Za-z]{2}$", help_text="An offered ISO 3166-1 alpha-2 code, any case."
+        )
+    },
+)
+_UNMETERED = " Not metered: never counts against the quota, answers when over quota."
+_TASTER = Tier.TASTER.label
+
+
+class MarketSchema(OpenApiViewExtension):
+    target_class = "accounts.api.MarketView"
+
+    def view_replacement(self) -> type:
+        return described(
+            self.target_class,
+            get=operation(
+                operation_id="market_read",
+                tag="market",
+                summary="Read the account's market",
+                description="The account's market (null until chosen) and the markets "
+                "offered." + _UNMETERED,
+                body=MARKET,
+                kinds=(problems.Unauthorized, problems.InternalError),
+            ),
+            put=operation(
+                operation_id="market_choose",
+                tag="market",
+                summary="Choose the account's market",
+                description="Selects the account's market for every key at once. On the "
+                f"{_TASTER} tier foods requests are scoped to it and need it chosen; paid "
+                "tiers see every market. Answers like the read." + _UNMETERED,
+                request={"application/json": MARKET_REQUEST},
+                body=MARKET,
+                kinds=(
+                    problems.MalformedRequest,
+                    problems.Unauthorized,
+                    problems.UnsupportedMediaType,
+                    problems.ValidationFailed,
+                    problems.InternalError,
+                ),
+            ),
+        )

@@ -1,0 +1,370 @@
+"""The catalogue's operations in the OpenAPI schema (issue 6): parameters, bodies,
+problems and headers of ``GET /v1/foods``, ``/v1/foods/{id}``, ``/v1/nutrients/{id}``
+and ``/v1/categories/{id}``. Loaded by ``CatalogueConfig.ready()``.
+
+The parameter list is built from the same tables ``catalogue.params`` parses with
+(headline nutrients, data types, limits), so the two cannot drift; the bodies mirror
+``catalogue.serializers`` and the contract tests (tests/docs) check every live response
+against them.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiViewExtension
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter
+
+from catalogue import params
+from catalogue.models import DataType, Source
+from catalogue.nutrients import HEADLINES
+from catalogue.policies import TASTER_DEPTH
+from foodservice import problems
+from foodservice.schema import (
+    component,
+    conditional_headers,
+    described,
+    not_modified,
+    operation,
+    ratelimit_headers,
+    uri_too_long,
+)
+
+NULLABLE_STRING = {"type": "string", "nullable": True}
+NULLABLE_NUMBER = {"type": "number", "nullable": True}
+
+
+def _object(properties: dict[str, Any], description: str = "") -> dict[str, Any]:
+    """A closed object: every property required, nothing else allowed."""
+    schema = {
+        "type": "object",
+        "required": list(properties),
+        "additionalProperties": False,
+        "properties": properties,
+    }
+    return schema | ({"description": description} if description else {})
+
+
+def _links(*names: str) -> dict[str, Any]:
+    return _object({name: {"type": "string"} for name in names})
+
+
+_SUMMARY = _object(
+    {
+        "id": {"type": "string", "example": "sr28-01001"},
+        "name": {"type": "string", "example": "Butter, salted"},
+        "data_type": {"type": "string", "enum": DataType.values},
+        "category": _object({"id": {"type": "string"}, "name": {"type": "string"}})
+        | {"nullable": True},
+        "brand_owner": NULLABLE_STRING,
+        "market": {"type": "string", "example": "US"},
+        "source": _object(
+            {"name": {"type": "string", "enum": Source.values}, "id": {"type": "string"}}
+        ),
+        "serving": _object({"description": NULLABLE_STRING, "gram_weight": NULLABLE_NUMBER})
+        | {"nullable": True},
+        "nutrients_per_100g": _object(
+            {h.column: NULLABLE_NUMBER for h in HEADLINES},
+            "The headline nutrients per 100 g; null when not measured (never 0).",
+        ),
+        "links": _links("self"),
+    },
+    "A food as listed.",
+)
+_DETAIL = copy.deepcopy(_SUMMARY)
+_DETAIL["description"] = "A food with every portion and every measured nutrient."
+_DETAIL["properties"] |= {
+    "portions": {
+        "type": "array",
+        "items": _object({"description": {"type": "string"}, "gram_weight": NULLABLE_NUMBER}),
+    },
+    "nutrients": {
+        "type": "array",
+        "items": _object(
+            {
+                "id": {"type": "integer"},
+                "number": NULLABLE_STRING,
+                "name": {"type": "string"},
+                "unit": {"type": "string"},
+                "amount_per_100g": {"type": "number"},
+            }
+        ),
+    },
+}
+_DETAIL["required"] = [*_DETAIL["required"], "portions", "nutrients"]
+
+FOOD = component("Food", _SUMMARY)
+FOOD_DETAIL = component("FoodDetail", _DETAIL)
+NUTRIENT = component(
+    "Nutrient",
+    _object(
+        {
+            "id": {"type": "integer", "example": 203},
+            "number": NULLABLE_STRING,
+            "fdc_id": {"type": "integer", "nullable": True},
+            "name": {"type": "string", "example": "Protein"},
+            "unit": {"type": "string", "example": "g"},
+            "tag": NULLABLE_STRING,
+            "links": _links("self"),
+        }
+    ),
+)
+CATEGORY = component(
+    "Category",
+    _object(
+        {
+            "id": {"type": "string", "example": "dairy-and-egg-products"},
+            "name": {"type": "string"},
+            "usda_code": NULLABLE_STRING,
+            "links": _links("self", "foods"),
+        }
+    ),
+)
+FOOD_LIST = component(
+    "FoodList",
+    _object(
+        {
+            "data": {"type": "array", "items": FOOD},
+            "links": _object(
+                {
+                    "self": {"type": "string"},
+                    "next": NULLABLE_STRING
+                    | {"description": "The next page, to follow as is; null on the last."},
+                    "prev": NULLABLE_STRING | {"description": "Null on the first page."},
+                }
+            ),
+            "meta": _object(
+                {
+                    "q": NULLABLE_STRING,
+                    "sort": {"type": "string"},
+                    "market": NULLABLE_STRING,
+                    "offset": {"type": "integer", "minimum": 0},
+                    "page_size": {"type": "integer", "minimum": 1},
+                    "count": {"type": "integer", "minimum": 0},
+                    "total": {"type": "integer", "minimum": 0},
+                    "total_exact": {"type": "boolean"},
+                    "depth_limit": {"type": "integer", "nullable": True},
+                }
+            ),
+        },
+        "A page of foods: `data`, `links` to follow, and `meta` about the search.",
+    ),
+)
+
+
+def _data(schema: dict[str, Any]) -> dict[str, Any]:
+    return _object({"data": schema})
+
+
+def _list_of(name: str, description: str, **item: Any) -> OpenApiParameter:
+    """A comma-separated list parameter (``data_type=a,b``)."""
+    return OpenApiParameter(
+        name,
+        {
+            "type": "array",
+            "items": {"type": "string", **item},
+            "maxItems": params.MAX_LIST_ITEMS,
+        },
+        OpenApiParameter.QUERY,
+        description=description,
+        style="form",
+        explode=False,
+    )
+
+
+def food_list_parameters() -> list[OpenApiParameter]:
+    """Every query parameter ``catalogue.params.parse_food_query`` accepts."""
+    query = OpenApiParameter.QUERY
+    sorts = ["relevance", "name", "-name"]
+    sorts += [f"{sign}{h.slug}" for h in HEADLINES for sign in ("", "-")]
+    out = [
+        OpenApiParameter(
+            "q",
+            {"type": "string", "maxLength": params.MAX_Q_LENGTH},
+            query,
+            description="Search text. Every word must match (with stemming), the last also "
+            "as a prefix. Required on the Taster tier.",
+            examples=[OpenApiExample("butter", value="butter")],
+        ),
+        _list_of("data_type", "Data types to keep, comma-separated.", enum=DataType.values),
+        _list_of(
+            "category", "Category ids to keep, comma-separated.", pattern="^[a-z0-9-]{1,120}$"
+        ),
+        OpenApiParameter(
+            "brand",
+            {"type": "string", "maxLength": params.MAX_TEXT_LENGTH, "pattern": "^[^\\x00-\\x1f]*$"},
+            query,
+            description="Brand owner, case-insensitive prefix.",
+        ),
+        OpenApiParameter(
+            "market",
+            {"type": "string", "pattern": "^[A-Za-z]{2}$"},
+            query,
+            description="Paid tiers: only this market. Taster: its own market only.",
+        ),
+        OpenApiParameter(
+            "sort",
+            {"type": "string", "enum": sorts},
+            query,
+            description="`relevance` (default with `q`, needs it), `name` (default without), "
+            "or a headline nutrient; `-` for descending. Ties break by id.",
+        ),
+        OpenApiParameter(
+            "page",
+            {"type": "integer", "minimum": 1, "maximum": 999_999_999},
+            query,
+            description=f"1-based page number; pages reach {params.MAX_PAGE_OFFSET:,} rows "
+            "deep. Not with `cursor`.",
+        ),
+        OpenApiParameter(
+            "page_size",
+            {"type": "integer", "minimum": 1, "maximum": params.MAX_PAGE_SIZE},
+            query,
+            description=f"Foods per page, default {params.DEFAULT_PAGE_SIZE}.",
+        ),
+        OpenApiParameter(
+            "cursor",
+            {"type": "string", "maxLength": 2000},
+            query,
+            description="An opaque position from `links.next` or `links.prev`.",
+        ),
+    ]
+    for h in HEADLINES:
+        for bound, word in (("min", "at least"), ("max", "at most")):
+            out.append(
+                OpenApiParameter(
+                    f"{h.slug}_{bound}",
+                    {"type": "number"},
+                    query,
+                    description=f"Foods with {word} this much {h.slug} ({h.unit} per 100 g).",
+                )
+            )
+    return out
+
+
+_METERED = (
+    problems.Unauthorized,
+    problems.QuotaExceeded,
+    problems.BurstLimitExceeded,
+    problems.InternalError,
+    problems.ServiceUnavailable,
+)
+METERED_NOTE = (
+    " Metered: counts against the quota (also when answered 304, 400, 403 or 404) and "
+    "carries the RateLimit headers."
+)
+
+
+def _read(*, description: str, kinds: tuple, parameters: list | None = None, **rest: Any) -> Any:
+    """A metered, conditional catalogue read: ``foodservice.schema.operation`` plus
+    ``If-None-Match``/``ETag``/304, the RateLimit headers, both 429s and the 414."""
+    return operation(
+        description=description + METERED_NOTE,
+        kinds=(*kinds, *_METERED),
+        parameters=[*(parameters or []), *conditional_headers(), *ratelimit_headers()],
+        responses={**not_modified(), **uri_too_long()},
+        **rest,
+    )
+
+
+class FoodListSchema(OpenApiViewExtension):
+    target_class = "catalogue.api.FoodListView"
+
+    def view_replacement(self) -> type:
+        return described(
+            self.target_class,
+            get=_read(
+                operation_id="foods_list",
+                tag="foods",
+                summary="Search and list foods",
+                description="Search with `q`, narrow with filters, sort, and page by "
+                "following `links.next`. On the Taster tier a search is required, only "
+                f"the first {TASTER_DEPTH:,} matches can be read and results are scoped "
+                "to the account's market.",
+                body=FOOD_LIST,
+                kinds=(
+                    problems.InvalidParameter,
+                    problems.EnumerationForbidden,
+                    problems.ResultDepthExceeded,
+                    problems.MarketNotSelected,
+                ),
+                parameters=food_list_parameters(),
+            ),
+        )
+
+
+def _record_view(
+    target: str,
+    operation_id: str,
+    tag: str,
+    name: str,
+    path: tuple[str, str, str],
+    body: dict,
+    *kinds: Any,
+) -> type[OpenApiViewExtension]:
+    """The description of a record read: ``path`` is (URL parameter name, its help,
+    an example id)."""
+    parameter = OpenApiParameter(
+        path[0],
+        str,
+        OpenApiParameter.PATH,
+        description=path[1],
+        examples=[OpenApiExample(path[2], value=path[2])],
+    )
+
+    def view_replacement(self: OpenApiViewExtension) -> type:
+        return described(
+            self.target_class,
+            get=_read(
+                operation_id=operation_id,
+                tag=tag,
+                summary=f"Read a {name}",
+                description=f"One {name} by id: {path[1]}",
+                body=_data(body),
+                kinds=(problems.NotFound, *kinds),
+                parameters=[parameter],
+            ),
+        )
+
+    return type(
+        f"{operation_id}_schema",
+        (OpenApiViewExtension,),
+        {"target_class": target, "view_replacement": view_replacement},
+    )
+
+
+FoodDetailSchema = _record_view(
+    "catalogue.api.FoodDetailView",
+    "foods_read",
+    "foods",
+    "food",
+    (
+        "public_id",
+        "`sr28-<NDB number>` or `fdc-<16 hex digits>`, as in `links.self` of a list. On "
+        "the Taster tier only foods of the account's market are found.",
+        "sr28-01001",
+    ),
+    FOOD_DETAIL,
+    problems.MarketNotSelected,
+)
+NutrientDetailSchema = _record_view(
+    "catalogue.api.NutrientDetailView",
+    "nutrients_read",
+    "records",
+    "nutrient",
+    (
+        "nutrient_id",
+        "the USDA nutrient number (`203` = Protein, `208` = Energy in kcal).",
+        "203",
+    ),
+    NUTRIENT,
+)
+CategoryDetailSchema = _record_view(
+    "catalogue.api.CategoryDetailView",
+    "categories_read",
+    "records",
+    "category",
+    ("slug", "its slug (`dairy-and-egg-products`).", "dairy-and-egg-products"),
+    CATEGORY,
+)

@@ -1,0 +1,181 @@
+"""The OpenAPI document (issue 6, point 1): served without a key, it describes every
+/v1 operation with its parameters, bodies, problems and headers."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.urls import get_resolver, reverse
+from rest_framework.test import APIClient
+
+from catalogue.nutrients import HEADLINES
+from foodservice import problems
+from foodservice.schema import RATELIMIT_HEADERS, problem_component_name
+
+METERED = [
+    "/v1/foods",
+    "/v1/foods/{public_id}",
+    "/v1/nutrients/{nutrient_id}",
+    "/v1/categories/{slug}",
+]
+OPERATIONS = [
+    *((path, "get") for path in METERED),
+    ("/v1/market", "get"),
+    ("/v1/market", "put"),
+    ("/v1/usage", "get"),
+]
+
+
+def problem_kinds(operation: dict[str, Any], status: str) -> set[str]:
+    """The problem types an operation documents for ``status``."""
+    content = operation["responses"][status]["content"]
+    schema = content["application/problem+json"]["schema"]
+    refs = [s["$ref"] for s in schema.get("oneOf", [schema])]
+    return {ref.rsplit("/", 1)[1] for ref in refs}
+
+
+def names(*classes: type[problems.Problem]) -> set[str]:
+    return {problem_component_name(cls) for cls in classes}
+
+
+@pytest.mark.django_db
+def test_the_schema_is_served_without_a_key_and_ignores_a_bad_one() -> None:
+    client = APIClient()
+    assert client.get("/openapi.json").status_code == 200
+    response = client.get("/openapi.json", HTTP_X_API_KEY="svc_sk_live_nonsense")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/json")
+    assert "RateLimit-Limit" not in response
+
+
+def v1_routes() -> list[str]:
+    """Every named /v1 route, as a path with ``x`` for each URL parameter."""
+    (v1,) = [r for r in get_resolver().url_patterns if str(r.pattern) == "v1/"]
+    paths = []
+    for route in v1.url_patterns:
+        for leaf in getattr(route, "url_patterns", [route]):
+            if leaf.name:
+                paths.append(reverse(f"v1:{leaf.name}", args=["x"] * len(leaf.pattern.converters)))
+    return paths
+
+
+def test_every_v1_route_is_described(openapi: dict[str, Any]) -> None:
+    templates = [re.compile(re.sub(r"\{[^}]+\}", "[^/]+", path) + "$") for path in openapi["paths"]]
+    routes = v1_routes()
+    assert len(routes) == len(openapi["paths"])
+    for route in routes:
+        assert any(t.match(route) for t in templates), route
+    described = {(path, method) for path, item in openapi["paths"].items() for method in item}
+    assert described == set(OPERATIONS)
+
+
+@pytest.mark.parametrize(("path", "method"), OPERATIONS)
+def test_every_operation_accepts_either_key_header(
+    openapi: dict[str, Any], path: str, method: str
+) -> None:
+    operation = openapi["paths"][path][method]
+    assert operation["security"] == [{"ApiKeyHeader": []}, {"BearerAuth": []}]
+    assert names(problems.Unauthorized) == problem_kinds(operation, "401")
+    assert operation["responses"]["401"]["headers"]["WWW-Authenticate"]["required"] is True
+
+
+def test_both_key_forms_are_security_schemes(openapi: dict[str, Any]) -> None:
+    schemes = openapi["components"]["securitySchemes"]
+    assert schemes["ApiKeyHeader"] | {"description": ""} == {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-API-Key",
+        "description": "",
+    }
+    assert (schemes["BearerAuth"]["type"], schemes["BearerAuth"]["scheme"]) == ("http", "bearer")
+    assert "svc_sk_live_" in schemes["BearerAuth"]["description"]
+
+
+@pytest.mark.parametrize("path", METERED)
+def test_metered_reads_document_both_429s_and_the_ratelimit_headers(
+    openapi: dict[str, Any], path: str
+) -> None:
+    operation = openapi["paths"][path]["get"]
+    assert problem_kinds(operation, "429") == names(
+        problems.QuotaExceeded, problems.BurstLimitExceeded
+    )
+    assert operation["responses"]["429"]["headers"]["Retry-After"]["required"] is True
+    for status in ("200", "304"):
+        headers = operation["responses"][status]["headers"]
+        assert {name for name, h in headers.items() if h.get("required")} >= {
+            *RATELIMIT_HEADERS,
+            "ETag",
+            "Cache-Control",
+        }
+    # The burst 429 carries only Retry-After: the RateLimit headers are not required.
+    assert not any(
+        h.get("required")
+        for name, h in operation["responses"]["429"]["headers"].items()
+        if name in RATELIMIT_HEADERS
+    )
+    assert "If-None-Match" in {p["name"] for p in operation["parameters"] if p["in"] == "header"}
+    assert "content" not in operation["responses"]["304"]
+
+
+def test_unmetered_operations_carry_no_ratelimit_headers(openapi: dict[str, Any]) -> None:
+    for path, method in [("/v1/usage", "get"), ("/v1/market", "get"), ("/v1/market", "put")]:
+        for response in openapi["paths"][path][method]["responses"].values():
+            assert not set(response.get("headers", {})) & set(RATELIMIT_HEADERS)
+
+
+def test_foods_list_documents_search_filters_sorting_and_paging(openapi: dict[str, Any]) -> None:
+    operation = openapi["paths"]["/v1/foods"]["get"]
+    query = {p["name"]: p for p in operation["parameters"] if p["in"] == "query"}
+    ranges = {f"{h.slug}_{bound}" for h in HEADLINES for bound in ("min", "max")}
+    fixed = {"q", "data_type", "category", "brand", "market", "sort", "page", "page_size", "cursor"}
+    assert set(query) == fixed | ranges
+    assert query["q"]["schema"]["maxLength"] == 200
+    assert query["page_size"]["schema"] == {"type": "integer", "minimum": 1, "maximum": 100}
+    assert "-protein" in query["sort"]["schema"]["enum"]
+    assert (query["data_type"]["style"], query["data_type"]["explode"]) == ("form", False)
+    assert problem_kinds(operation, "403") == names(
+        problems.EnumerationForbidden, problems.ResultDepthExceeded, problems.MarketNotSelected
+    )
+    assert problem_kinds(operation, "400") == names(problems.InvalidParameter)
+    envelope = openapi["components"]["schemas"]["FoodList"]
+    assert envelope["required"] == ["data", "links", "meta"]
+    assert envelope["properties"]["links"]["properties"]["next"]["nullable"] is True
+
+
+def test_put_market_documents_its_body_and_its_errors(openapi: dict[str, Any]) -> None:
+    operation = openapi["paths"]["/v1/market"]["put"]
+    assert operation["requestBody"]["required"] is True
+    schema = openapi["components"]["schemas"]["MarketRequest"]
+    assert schema["required"] == ["market"]
+    for status, cls in [
+        ("400", problems.MalformedRequest),
+        ("415", problems.UnsupportedMediaType),
+        ("422", problems.ValidationFailed),
+    ]:
+        assert problem_kinds(operation, status) == names(cls)
+
+
+def test_usage_body_is_the_usage_record_of_the_spec(openapi: dict[str, Any]) -> None:
+    record = openapi["components"]["schemas"]["Usage"]["properties"]["data"]
+    assert record["required"] == [
+        "tier",
+        "quota_window",
+        "request_quota",
+        "request_count",
+        "remaining",
+        "period_end",
+    ]
+    assert "sous_chef" in record["properties"]["tier"]["enum"]
+
+
+def test_the_tier_table_follows_the_settings(settings, db: None) -> None:
+    settings.FOODSERVICE_TIERS = {
+        **settings.FOODSERVICE_TIERS,
+        "sous_chef": {"quota": 123_456, "window": "month", "rate": 7.0, "burst": 35},
+    }
+    intro = APIClient().get("/openapi.json").json()["info"]["description"]
+    (row,) = [line for line in intro.splitlines() if "`sous_chef`" in line]
+    assert "123,456" in row and "7 / s" in row and "| 35 |" in row
+    assert "250,000" not in intro
