@@ -87,6 +87,10 @@ keepalive = _int("GUNICORN_KEEPALIVE", 75)
 max_requests = _int("GUNICORN_MAX_REQUESTS", 5000)
 max_requests_jitter = max_requests // 10
 preload_app = False
+# gunicorn's own ceiling (8190; the default 4094 answered a long but valid search, whose
+# UTF-8 text is percent-encoded to 9 bytes a character, with gunicorn's HTML 414 before
+# the app could answer). Anything longer still gets gunicorn's 414.
+limit_request_line = 8190
 accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")

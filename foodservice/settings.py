@@ -194,6 +194,10 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["foodservice.parsers.JSONParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "foodservice.negotiation.JSONOnlyNegotiation",
+    # No OPTIONS metadata: it would describe the views from their internal docstrings.
+    # OPTIONS is then a 405 problem like any other unsupported method (/docs describes
+    # the API).
+    "DEFAULT_METADATA_CLASS": None,
     "EXCEPTION_HANDLER": "foodservice.exception_handler.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,

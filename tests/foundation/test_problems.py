@@ -43,6 +43,13 @@ def test_unknown_v1_path_is_a_404_problem_with_or_without_key(
     assert_problem(api_client.get("/v1"), 404, "not-found")
 
 
+@pytest.mark.parametrize("path", ["/v1/market", "/v1/usage", "/v1/foods"])
+def test_options_is_a_405_problem_that_describes_nothing(api_client, key_and_secret, path):
+    response = api_client.options(path, headers=key(key_and_secret[1]))
+    body = assert_problem(response, 405, "method-not-allowed")
+    assert set(body) == {"type", "title", "status", "detail", "doc_url"}
+
+
 def test_wrong_method_is_a_405_problem_with_allow(api_client, key_and_secret):
     response = api_client.post("/v1/market", {}, format="json", headers=key(key_and_secret[1]))
     assert_problem(response, 405, "method-not-allowed")
