@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import re
@@ -16,6 +17,7 @@ from rest_framework.test import APIClient
 
 from keys.models import ApiKey
 from keys.services import key_create, key_revoke
+from tests.conftest import T0
 from tests.factories import AccountFactory, ApiKeyFactory
 
 pytestmark = pytest.mark.django_db
@@ -68,6 +70,24 @@ def test_a_sixth_key_is_refused(run_command, account):
 def test_create_key_with_a_blank_label_fails(run_command, account):
     with pytest.raises(CommandError, match="label: A label is required"):
         run_command("create_key", account.owner.email, "--label", "  ")
+
+
+def test_create_key_with_an_expiry_stops_authenticating_once_expired(
+    run_command, account, api_client, clock
+):
+    payload = as_json(run_command("create_key", account.owner.email, "--expires-in", "2", "--json"))
+    assert ApiKey.objects.get(pk=payload["id"]).expires_at == T0 + dt.timedelta(days=2)
+    assert status_with(api_client, payload["secret"]) == 200
+    clock.shift(dt.timedelta(days=2))
+    assert status_with(api_client, payload["secret"]) == 401
+    assert ApiKey.objects.get(pk=payload["id"]).state == "expired"
+
+
+@pytest.mark.parametrize("days", ["0", "-1", "3651", "soon"])
+def test_create_key_refuses_a_bad_expiry(run_command, account, days):
+    with pytest.raises(CommandError, match="DAYS must be a whole number from 1 to 3650"):
+        run_command("create_key", account.owner.email, "--expires-in", days)
+    assert not account.keys.exists()
 
 
 # --- rotate_key --------------------------------------------------------------------
