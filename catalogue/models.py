@@ -3,6 +3,8 @@
 Shaped for the reads the API does, on PostgreSQL first:
 - search matches ``search_name`` (PostgreSQL: a stored ``tsvector`` column with a GIN
   index; SQLite: an FTS5 table), both added by migration 0002 for their backend only;
+  on PostgreSQL, one- and two-word searches read their best matches ready-ranked from
+  ``catalogue_food_phrase`` (migration 0004, kept by triggers; catalogue/search.py);
 - filters and sorts on the headline nutrients (``catalogue.nutrients``) use plain
   indexed columns; the full profile is one JSON object read with the record;
 - every read is scoped by ``market`` (spec 3.2), a small foreign key.

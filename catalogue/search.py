@@ -12,9 +12,19 @@ expression on both, computed from ``search_name`` (padded, normalised words):
 
 ties broken by the shorter name, then the id. So ``q=butter`` ranks butter above the
 foods that merely contain it, on either backend.
+
+On PostgreSQL, a one- or two-word query's matches of relevance 4..2 (the name holds the
+query's words as a phrase) also come ready-ranked from ``catalogue_food_phrase``
+(migration 0004): ``phrase_rows`` reads them from its btree in relevance order, without
+ranking every match, and ``phrase_count`` counts them from the same index. Both give
+exactly the rows ``match`` + ``with_relevance`` give with relevance >= 2 (tested):
+every such name holds the query's words, so it matches the tsquery too, unless that
+tsquery is empty (only stop words), which both then treat as no match.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.db import connection
 from django.db.models import BooleanField, Case, IntegerField, Q, QuerySet, Value, When
@@ -61,6 +71,84 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
         ),
         name_length=Length("search_name"),
     )
+
+
+# A relevance of at least this is a phrase match (the name holds the query's words in
+# order): the rows catalogue_food_phrase holds for the query.
+PHRASE_RELEVANCE = 2
+PHRASE_MAX_WORDS = 2
+
+
+def phrase_of(q: str) -> str | None:
+    """The ``catalogue_food_phrase`` key of ``q`` when the phrase index can rank it
+    (PostgreSQL, one or two words), else None."""
+    terms = text.words(q)
+    if connection.vendor != "postgresql" or not 1 <= len(terms) <= PHRASE_MAX_WORDS:
+        return None
+    return " ".join(terms)
+
+
+# Rows of catalogue_food_phrase holding the phrase, in the market (NULL: any), after
+# a (tier, name_length, food_id) key. The tsquery test is a constant (a one-time
+# filter): a query of stop words only matches nothing in ``match``, so not here either.
+_PHRASE_MATCHES = (
+    "FROM catalogue_food_phrase WHERE phrase = %(phrase)s "
+    "AND (%(market)s::varchar IS NULL OR market_id = %(market)s::varchar) "
+    "AND (tier, name_length, food_id) > (%(tier)s, %(name_length)s, %(food_id)s) "
+    "AND numnode(to_tsquery('english'::regconfig, %(tsquery)s)) > 0"
+)
+_PHRASE_ROWS = (
+    "SELECT food_id, 4 - tier, name_length "
+    + _PHRASE_MATCHES
+    + " ORDER BY tier, name_length, food_id LIMIT %(limit)s OFFSET %(offset)s"
+)
+_PHRASE_COUNT = (
+    "SELECT count(*) FROM (SELECT 1 "  # noqa: S608 (constants only, values are parameters)
+    + _PHRASE_MATCHES
+    + " LIMIT %(limit)s) s"
+)
+
+
+def phrase_rows(
+    *,
+    q: str,
+    market: str | None,
+    after: tuple[Any, ...] | None,
+    offset: int,
+    limit: int,
+) -> list[dict[str, Any]]:
+    """The phrase matches of ``q`` (relevance >= 2) in relevance order, as dicts of
+    ``id``, ``relevance``, ``name_length``: those after the sort key ``after`` (a
+    relevance-ordering key, see catalogue.ordering) if given, skipping ``offset``, at
+    most ``limit``. ``q`` must have a ``phrase_of``."""
+    params = _phrase_params(q, market, after) | {"limit": limit, "offset": offset}
+    with connection.cursor() as cursor:
+        cursor.execute(_PHRASE_ROWS, params)
+        found = cursor.fetchall()
+    return [{"id": i, "relevance": r, "name_length": n} for i, r, n in found]
+
+
+def phrase_count(*, q: str, market: str | None, cap: int | None) -> int:
+    """How many phrase matches ``q`` has (relevance >= 2), counting at most ``cap``
+    (None: all). ``q`` must have a ``phrase_of``."""
+    with connection.cursor() as cursor:
+        cursor.execute(_PHRASE_COUNT, _phrase_params(q, market, None) | {"limit": cap})
+        return cursor.fetchone()[0]
+
+
+def _phrase_params(q: str, market: str | None, after: tuple[Any, ...] | None) -> dict[str, Any]:
+    phrase = phrase_of(q)
+    if phrase is None:
+        raise ValueError(f"the phrase index cannot rank {q!r}")
+    tier, name_length, food_id = (-1, 0, 0) if after is None else (4 - after[0], *after[1:])
+    return {
+        "phrase": phrase,
+        "market": market or None,
+        "tier": tier,
+        "name_length": name_length,
+        "food_id": food_id,
+        "tsquery": text.postgres_tsquery(text.words(q)),
+    }
 
 
 def never() -> Q:

@@ -20,8 +20,11 @@ from catalogue.paging import Position
 from catalogue.params import FoodQuery
 from foodservice import problems
 
-# Matches are counted up to this many; meta.total says whether the count is exact.
+# Matches are counted up to these many; meta.total_exact says whether the count is
+# exact. A search counts up to the Taster depth (spec 8.2: what a Taster may read):
+# counting all of a common word's 20k matches would cost more than finding the page.
 COUNT_CAP = 10_000
+SEARCH_COUNT_CAP = 1_000
 MARKETS_CACHE_KEY = "catalogue:markets-offered"
 MARKETS_CACHE_SECONDS = 60
 
@@ -47,7 +50,8 @@ LIST_FIELDS = (
 class FoodPage:
     """One page of a food list. ``rows`` are dicts of ``LIST_FIELDS``; ``next`` is where
     the following page starts (None on the last visible page); ``total`` counts the
-    matches up to ``COUNT_CAP`` (``total_exact`` False beyond)."""
+    matches up to ``SEARCH_COUNT_CAP`` (a search) or ``COUNT_CAP`` (a listing without
+    q), ``total_exact`` False beyond."""
 
     rows: list[dict[str, Any]]
     offset: int
@@ -64,7 +68,8 @@ def food_search(
     ``depth`` (Taster: 1,000; None on paid tiers) is how far into the list the caller
     may read (spec 8.2): a page starting at or past it is ``ResultDepthExceeded`` when
     matches lie there, and the last page before it is cut at it. A page past the end of
-    the list is ``InvalidParameter`` naming ``page`` (or ``cursor``).
+    the list is ``InvalidParameter`` naming ``page`` (or ``cursor``). ``total`` counts
+    a search's matches up to ``SEARCH_COUNT_CAP``, a listing's up to ``COUNT_CAP``.
     """
     queryset = _filtered(query, market)
     if query.q:
@@ -77,24 +82,34 @@ def food_search(
             raise problems.ResultDepthExceeded()
         raise past_end
     limit = query.page_size if depth is None else min(query.page_size, depth - offset)
-    # A search counts its matches in the ranking scan itself (a window count: one pass
-    # over the matches, not two); a listing without q counts up to COUNT_CAP apart.
-    counted = bool(query.q)
-    rows = _page_rows(queryset, query, position, limit, counted=counted)
+    phrased = _phrase_ranked(query)
+    total = None
+    if phrased:
+        keys, total = _phrase_page(queryset, query, market, position, limit + 1)
+    else:
+        start = 0 if position.key is not None else offset
+        keys = _ranked(queryset, query, position.key, start, limit + 1)
+    rows = _widened(keys)
     if offset > 0 and not rows:
         raise past_end
-    if counted:
-        total = offset + rows[0]["remaining"] if rows else 0
-        exact = True
+    cap = SEARCH_COUNT_CAP if query.q else COUNT_CAP
+    if total is not None:
+        pass  # counted while ranking the page
+    elif phrased and search.phrase_count(q=query.q, market=market, cap=cap + 1) > cap:
+        total = cap + 1  # the phrase matches alone pass the cap
     else:
-        total = queryset.order_by()[: COUNT_CAP + 1].count()
-        exact = total <= COUNT_CAP
-        total = min(total, COUNT_CAP)
+        total = queryset.order_by()[: cap + 1].count()
     more = len(rows) > limit and (depth is None or offset + limit < depth)
     rows = rows[:limit]
     columns = ordering.columns_for(query.sort)
     following = Position(offset + limit, ordering.key_of(rows[-1], columns)) if more else None
-    return FoodPage(rows=rows, offset=offset, total=total, total_exact=exact, next=following)
+    return FoodPage(
+        rows=rows,
+        offset=offset,
+        total=min(total, cap),
+        total_exact=total <= cap,
+        next=following,
+    )
 
 
 def _filtered(query: FoodQuery, market: str | None) -> QuerySet:
@@ -120,29 +135,77 @@ def _filtered(query: FoodQuery, market: str | None) -> QuerySet:
     return queryset
 
 
-def _page_rows(
-    queryset: QuerySet, query: FoodQuery, position: Position, limit: int, *, counted: bool
+def _phrase_ranked(query: FoodQuery) -> bool:
+    """Whether the phrase index ranks this search (catalogue.search.phrase_rows): by
+    relevance, one or two words, on PostgreSQL, filtered by market only."""
+    return (
+        query.sort.key == "relevance"
+        and not query.has_filters
+        and search.phrase_of(query.q) is not None
+    )
+
+
+def _ranked(
+    queryset: QuerySet,
+    query: FoodQuery,
+    after: tuple[Any, ...] | None,
+    start: int,
+    count: int,
+    *,
+    below_phrase: bool = False,
 ) -> list[dict[str, Any]]:
-    """The page's rows with their sort keys. Two steps: rank and cut the matches on
-    narrow tuples (id and sort keys only), then fetch the wide rows of just this page,
-    so sorting thousands of matches never carries their full rows (bench/RESULTS.md)."""
+    """Sort keys (with ``id``) of ``count`` matches from ``start`` on, or from the row
+    after the key ``after``, ranked in the database on narrow tuples (id and sort keys
+    only). ``below_phrase``: only the matches of relevance < 2 (those the phrase index
+    does not hold), each row also carrying ``remaining``: how many of those the ranking
+    scan saw (after ``after`` if given; a window count, so no second scan counts them)."""
     columns = ordering.columns_for(query.sort)
     if query.sort.key == "relevance":
         queryset = search.with_relevance(queryset, query.q)
-    if position.key is not None:
-        queryset = queryset.filter(ordering.after(columns, position.key))
+        if below_phrase:
+            queryset = queryset.filter(relevance__lt=search.PHRASE_RELEVANCE)
+    if after is not None:
+        queryset = queryset.filter(ordering.after(columns, after))
     queryset = queryset.order_by(*(column.order_by() for column in columns))
     keys = queryset.values(*(column.name for column in columns))
-    if counted:  # rows from the page's first on: with a cursor, those after its key
+    if below_phrase:
         keys = keys.annotate(remaining=Window(Count("id")))
-    start = 0 if position.key is not None else position.offset
-    page = list(keys[start : start + limit + 1])
-    if counted and position.key is None:
-        for key in page:
-            key["remaining"] -= position.offset
-    wide = Food.objects.filter(id__in=[key["id"] for key in page]).values(*LIST_FIELDS)
+    return list(keys[start : start + count])
+
+
+def _phrase_page(
+    queryset: QuerySet, query: FoodQuery, market: str | None, position: Position, count: int
+) -> tuple[list[dict[str, Any]], int | None]:
+    """``count`` sort keys from ``position`` of a phrase-ranked search, and the number
+    of matches when reading them told it (else None). The list is the phrase matches
+    (relevance 4..2, from the phrase index, in order) followed by the other matches
+    (relevance 1..0, ranked by ``_ranked``), which are only read when a page reaches
+    past the phrase matches."""
+    key = position.key
+    if key is not None and key[0] < search.PHRASE_RELEVANCE:
+        tail = _ranked(queryset, query, key, 0, count, below_phrase=True)
+        return tail, position.offset + tail[0]["remaining"] if tail else None
+    start = 0 if key is not None else position.offset
+    head = search.phrase_rows(q=query.q, market=market, after=key, offset=start, limit=count)
+    if len(head) == count:
+        return head, None
+    # The phrase matches end on this page: the others follow from their first.
+    rest, phrases = 0, position.offset + len(head)
+    if not head and key is None:  # the page starts past the phrase matches
+        phrases = search.phrase_count(q=query.q, market=market, cap=None)
+        rest = start - phrases
+    tail = _ranked(queryset, query, None, rest, count - len(head), below_phrase=True)
+    if tail:
+        return head + tail, phrases + tail[0]["remaining"]
+    return head, phrases if rest == 0 else None  # no other matches: the phrases are all
+
+
+def _widened(keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of ``keys`` (in their order) with ``LIST_FIELDS``: the wide rows are
+    read for the page only, never while ranking (bench/RESULTS.md)."""
+    wide = Food.objects.filter(id__in=[key["id"] for key in keys]).values(*LIST_FIELDS)
     by_id = {row["id"]: row for row in wide}
-    return [by_id[key["id"]] | key for key in page]
+    return [by_id[key["id"]] | key for key in keys]
 
 
 def food_get(*, public_id: str, market: str | None) -> Food:

@@ -70,12 +70,12 @@ def catalogue_load(
     if progress:
         progress.update(done=reader.lines.size, total=reader.lines.size, rows=loaded, final=True)
     if connection.vendor == "postgresql":
-        # Fresh statistics for the planner, and a visibility map so counting matches
-        # can skip the heap (a bitmap scan of all-visible pages).
+        # Fresh statistics for the planner, and a visibility map so that scans of the
+        # phrase index stay index-only (catalogue/search.py).
         with connection.cursor() as cursor:
             # VACUUM cannot run inside a transaction (an outer atomic block, a test).
             vacuum = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
-            cursor.execute(f"{vacuum} catalogue_food")
+            cursor.execute(f"{vacuum} catalogue_food, catalogue_food_phrase")
     markets_forget()
     counts = writer.counts
     return LoadReport(

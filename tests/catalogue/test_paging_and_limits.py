@@ -45,7 +45,19 @@ def test_links_self_and_prev(many_apples, paid):
     assert third["links"]["prev"] == "/v1/foods?q=apple&page_size=10&page=2"
     second = paid.get(third["links"]["prev"]).json()
     assert second["data"][0]["id"] == first["data"][-1]["id"].replace("00009", "00010")
-    assert third["meta"]["offset"] == 20 and third["meta"]["total"] == 1050
+    assert third["meta"]["offset"] == 20
+
+
+def test_search_total_counts_up_to_1000_then_says_it_is_not_exact(many_apples, paid):
+    meta = paid.get("/v1/foods", {"q": "apple", "page_size": "10", "page": "3"}).json()["meta"]
+    assert meta["total"] == 1000 and meta["total_exact"] is False
+    last = paid.get("/v1/foods", {"q": "apple", "page_size": "100", "page": "11"}).json()
+    assert last["meta"]["total"] == 1000 and last["meta"]["total_exact"] is False
+
+
+def test_search_total_below_the_cap_is_exact(many_apples, paid):
+    meta = paid.get("/v1/foods", {"q": "variety 000"}).json()["meta"]
+    assert meta["total"] == 10 and meta["total_exact"] is True
 
 
 def test_page_numbers_and_cursors_agree(many_apples, paid):
