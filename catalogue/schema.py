@@ -142,8 +142,16 @@ FOOD_LIST = component(
                     "offset": {"type": "integer", "minimum": 0},
                     "page_size": {"type": "integer", "minimum": 1},
                     "count": {"type": "integer", "minimum": 0},
-                    "total": {"type": "integer", "minimum": 0},
-                    "total_exact": {"type": "boolean"},
+                    "total": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "Matches, counted up to 1,000 for a search (q) and "
+                        "10,000 for a listing; at the cap it means 'at least this many'.",
+                    },
+                    "total_exact": {
+                        "type": "boolean",
+                        "description": "False when total stopped at its cap.",
+                    },
                     "depth_limit": {"type": "integer", "nullable": True},
                 }
             ),
