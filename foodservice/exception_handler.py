@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -42,6 +43,11 @@ def problem_for(exc: BaseException) -> problems.Problem:
         return problems.ValidationFailed(_flatten(exc.detail))
     if isinstance(exc, drf.PermissionDenied | PermissionDenied):
         return problems.Forbidden()
+    if isinstance(exc, OperationalError | InterfaceError):
+        # The database cannot be reached (down, restarting, failing over): the same
+        # 503 problem as a Redis outage, which the client may retry (issue 7.6).
+        logger.warning("database unavailable: %s", type(exc).__name__)
+        return problems.ServiceUnavailable()
     logger.error("unhandled exception", exc_info=(type(exc), exc, exc.__traceback__))
     return problems.InternalError()
 

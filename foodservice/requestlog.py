@@ -85,7 +85,10 @@ def request_fields(request: HttpRequest, response: HttpResponse, *, seconds: flo
     read from the DRF request that rendered the response (``renderer_context``): DRF
     also copies ``auth`` onto the Django request, but not ``meter_decision``."""
     drf_request = (getattr(response, "renderer_context", None) or {}).get("request")
-    principal = getattr(drf_request or request, "auth", None)
+    # From the Django request, where DRF copies ``auth`` once authentication has run:
+    # ``drf_request.auth`` would run authentication again when it failed (the database
+    # down), here, outside the view's error handling: a 500 (issue 7.6).
+    principal = getattr(request, "auth", None)
     if not isinstance(principal, KeyPrincipal):
         principal = None
     return {

@@ -134,8 +134,14 @@ buffer = UsageBuffer()
 
 
 def _flush() -> object:
+    from django.db import close_old_connections
+
     from metering.services import usage_flush
 
+    # The flusher thread is outside Django's request cycle, which is what drops a broken
+    # or expired connection: without this, a database restart leaves the thread on a
+    # dead connection and no history is written until the worker exits (issue 7.6).
+    close_old_connections()
     return usage_flush()
 
 

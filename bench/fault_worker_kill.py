@@ -1,0 +1,77 @@
+"""Fault: a gunicorn worker is killed with SIGKILL in the middle of the load (issue 7.6).
+
+gunicorn (``gunicorn.conf.py``) on PostgreSQL + a throwaway redis-server of its own.
+Mid-load one worker gets SIGKILL; its in-flight requests die with their connections
+(the client sees a connection error, never a 500) and the master starts a new worker.
+A key is revoked and another rotated right after the kill.
+
+Expected (.readme/metering.md, "Usage history"): no 500; reads keep succeeding (the
+other workers answer) and the master replaces the worker within seconds; the live counts
+in Redis are untouched, so every account's ``/v1/usage`` equals the requests the client
+saw admitted (plus at most the requests whose answers died with the worker: the meter
+may have counted them); nobody over quota; the revocation and rotation hold; the usage
+history lost at most the killed worker's unwritten buffer, i.e. requests admitted in the
+last ``METER_FLUSH_SECONDS`` before the kill (the check allows all workers' requests of
+that interval, an upper bound of the one worker's).
+
+    .venv/bin/python bench/fault_worker_kill.py [--after 8] [--no-write]
+
+Database: postgres://postgres@127.0.0.1:5432/fs_load_quick (SR28; created and loaded
+when missing), or ``FAULT_DATABASE_URL``. Exit status 1 on any FAIL.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import faultkit
+import loadkit
+
+
+def main() -> int:
+    args = faultkit.arguments(__doc__.splitlines()[0])
+    started = time.monotonic()
+    redis, env, server = faultkit.on_shared_postgres(args)
+    killed: dict[str, object] = {}
+
+    def kill() -> None:
+        before = server.worker_pids()
+        victim = before[0]
+        os.kill(victim, signal.SIGKILL)
+        killed.update(pid=victim, before=set(before), at=time.monotonic())
+
+    def replaced(verdict: loadkit.Verdict) -> None:
+        pids = set(server.worker_pids())
+        verdict.check(
+            "the master replaced the killed worker",
+            killed["pid"] not in pids and len(pids) == args.workers,
+            f"killed {killed['pid']}; workers now {sorted(pids)}",
+        )
+
+    fault = faultkit.Fault(
+        "SIGKILL to one gunicorn worker",
+        down=kill,
+        up=lambda: None,
+        expects_503=False,
+        extra_checks=replaced,
+    )
+    with loadkit.cleanup(server, redis):
+        return faultkit.run(
+            "fault: worker SIGKILL",
+            args,
+            env=env,
+            fault=fault,
+            server=server,
+            exact_history=False,
+            results_heading="### Worker SIGKILL",
+            started_at=started,
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
