@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
+from foodservice import problems
 from foodservice.exception_handler import is_api_path, problem_for, problem_response
 
 
@@ -23,6 +25,12 @@ class ProblemMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not is_api_path(request):
-            return None
-        return problem_response(problem_for(exception))
+        if is_api_path(request):
+            return problem_response(problem_for(exception))
+        if isinstance(exception, problems.ServiceUnavailable):
+            # The dashboard: a part is down (the services refused the change), a page
+            # that says so rather than a 500.
+            response = render(request, "503.html", {"detail": exception.detail}, status=503)
+            response["Retry-After"] = exception.headers()["Retry-After"]
+            return response
+        return None

@@ -9,12 +9,16 @@ the tombstone stands.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 from django.core.cache import caches
 from django.db import transaction
 
+from foodservice import problems
 from keys.principal import KeyPrincipal
+
+logger = logging.getLogger("foodservice.keys")
 
 TOMBSTONE = "invalidated"
 TOMBSTONE_SECONDS = 60
@@ -63,5 +67,23 @@ def forget(digests: Iterable[str]) -> None:
     if not tombstones:
         return
     cache = caches["keys"]
-    cache.set_many(tombstones, timeout=TOMBSTONE_SECONDS)
-    transaction.on_commit(lambda: cache.set_many(tombstones, timeout=TOMBSTONE_SECONDS))
+    try:
+        cache.set_many(tombstones, timeout=TOMBSTONE_SECONDS)
+    except REDIS_UNREACHABLE:
+        # Without the tombstones other workers could keep serving the old state from
+        # the cache if Redis comes back with its data: refuse the change instead (the
+        # caller's transaction rolls back).
+        raise problems.ServiceUnavailable(
+            "The shared key cache is unreachable, so the change was not made; "
+            "retry in a few seconds."
+        ) from None
+    transaction.on_commit(lambda: _tombstone_after_commit(tombstones))
+
+
+def _tombstone_after_commit(tombstones: dict[str, str]) -> None:
+    """Renew the tombstones once the change is visible. They were written before the
+    commit already, so a failure here only shortens their life: logged, not raised."""
+    try:
+        caches["keys"].set_many(tombstones, timeout=TOMBSTONE_SECONDS)
+    except REDIS_UNREACHABLE:
+        logger.warning("key cache unreachable after commit; tombstones not renewed")
