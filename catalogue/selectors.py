@@ -7,7 +7,7 @@ never returns a record outside it; a missing or invisible record is ``NotFound``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.cache import cache
@@ -27,6 +27,8 @@ COUNT_CAP = 10_000
 SEARCH_COUNT_CAP = 1_000
 MARKETS_CACHE_KEY = "catalogue:markets-offered"
 MARKETS_CACHE_SECONDS = 60
+NUTRIENTS_CACHE_KEY = "catalogue:nutrients"
+NUTRIENTS_CACHE_SECONDS = 300
 
 LIST_FIELDS = (
     "id",
@@ -219,8 +221,30 @@ def food_get(*, public_id: str, market: str | None) -> Food:
     return food
 
 
-def nutrients_by_id(*, ids: list[int]) -> dict[int, Nutrient]:
-    return {n.id: n for n in Nutrient.objects.filter(id__in=ids)}
+class NutrientRef(NamedTuple):
+    """What a food record says of a nutrient."""
+
+    id: int
+    number: str
+    name: str
+    unit: str
+    rank: int
+
+
+def nutrients_by_id(*, ids: list[int]) -> dict[int, NutrientRef]:
+    """The nutrients among ``ids``, from the nutrient table.
+
+    The table (~150 rows) is reference data that only a load changes, read on every food
+    record: it is kept in the shared cache as plain tuples for
+    ``NUTRIENTS_CACHE_SECONDS``, and ``catalogue_cache_forget()`` drops it after a load.
+    Building (or unpickling) ~150 model instances per record cost more than the rest of
+    the read."""
+    rows = cache.get(NUTRIENTS_CACHE_KEY)
+    if rows is None:
+        rows = list(Nutrient.objects.values_list(*NutrientRef._fields))
+        cache.set(NUTRIENTS_CACHE_KEY, rows, NUTRIENTS_CACHE_SECONDS)
+    wanted = set(ids)
+    return {row[0]: NutrientRef(*row) for row in rows if row[0] in wanted}
 
 
 def nutrient_get(*, nutrient_id: str) -> Nutrient:
@@ -242,7 +266,7 @@ def category_get(*, slug: str) -> Category:
 def markets_offered() -> list[str]:
     """Market codes an account may choose: those the catalogue holds foods for, or the
     settings' ``DEFAULT_MARKETS`` while it is empty. Cached for a minute (it is read on
-    every ``GET /v1/market``); ``markets_forget()`` drops the cache after a load."""
+    every ``GET /v1/market``); ``catalogue_cache_forget()`` drops the cache after a load."""
     codes = cache.get(MARKETS_CACHE_KEY)
     if codes is None:
         with_foods = Market.objects.filter(Exists(Food.objects.filter(market=OuterRef("pk"))))
@@ -251,5 +275,6 @@ def markets_offered() -> list[str]:
     return list(codes) or sorted(settings.DEFAULT_MARKETS)
 
 
-def markets_forget() -> None:
-    cache.delete(MARKETS_CACHE_KEY)
+def catalogue_cache_forget() -> None:
+    """Drop the cached market list and nutrient table (after a load)."""
+    cache.delete_many([MARKETS_CACHE_KEY, NUTRIENTS_CACHE_KEY])

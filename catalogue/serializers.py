@@ -7,11 +7,14 @@ is computed from it (issue 3, point 4).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from catalogue.models import Category, Food, Nutrient
 from catalogue.nutrients import HEADLINES
+
+if TYPE_CHECKING:
+    from catalogue.selectors import NutrientRef
 
 
 def food_summary(row: dict[str, Any]) -> dict[str, Any]:
@@ -40,7 +43,7 @@ def food_summary(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def food_detail(food: Food, nutrients: dict[int, Nutrient]) -> dict[str, Any]:
+def food_detail(food: Food, nutrients: dict[int, NutrientRef]) -> dict[str, Any]:
     """A food record: its summary, every portion and every measured nutrient."""
     row = {field: getattr(food, field) for field in ("public_id", "name", "data_type")}
     row |= {

@@ -13,7 +13,7 @@ from catalogue.importers import fdc, sr28
 from catalogue.importers.progress import Progress
 from catalogue.importers.records import FoodRecord, Skipped
 from catalogue.importers.writer import Writer, deferred_indexes
-from catalogue.selectors import markets_forget
+from catalogue.selectors import catalogue_cache_forget
 
 SOURCES = ("sr28", "fdc")
 
@@ -76,7 +76,7 @@ def catalogue_load(
             # VACUUM cannot run inside a transaction (an outer atomic block, a test).
             vacuum = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
             cursor.execute(f"{vacuum} catalogue_food, catalogue_food_phrase")
-    markets_forget()
+    catalogue_cache_forget()
     counts = writer.counts
     return LoadReport(
         source=source,

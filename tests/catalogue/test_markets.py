@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from catalogue.selectors import markets_forget, markets_offered
+from catalogue.selectors import catalogue_cache_forget, markets_offered
 from tests.factories import FoodFactory, MarketFactory
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +21,7 @@ def test_markets_offered_are_those_holding_foods():
     FoodFactory(market=MarketFactory(code="US"))
     FoodFactory(market=MarketFactory(code="CA", name="Canada"))
     MarketFactory(code="MX", name="Mexico")  # no foods: not offered
-    markets_forget()
+    catalogue_cache_forget()
     assert markets_offered() == ["CA", "US"]
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from catalogue.conditional import is_not_modified, parse_if_none_match
-from catalogue.models import Food
+from catalogue.models import Food, Nutrient
+from catalogue.selectors import catalogue_cache_forget
 
 pytestmark = pytest.mark.django_db
 
@@ -19,6 +22,22 @@ def test_food_record_has_portions_and_every_measured_nutrient(sr28_small, taster
         "id": 203, "number": "203", "name": "Protein", "unit": "g", "amount_per_100g": 0.85,
     }  # fmt: skip
     assert len(body["nutrients"]) == len(Food.objects.get(public_id="sr28-01001").nutrients)
+
+
+def test_record_reads_take_the_nutrient_table_from_the_shared_cache(sr28_small, taster):
+    def queries_of(path: str) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert taster.get(path).status_code == 200
+        return len(captured)
+
+    taster.get("/v1/foods/sr28-01001")  # warms everything else (e.g. the meter's seed)
+    catalogue_cache_forget()
+    cold = queries_of("/v1/foods/sr28-01002")
+    assert queries_of("/v1/foods/sr28-01003") == cold - 1  # no nutrient query once cached
+    Nutrient.objects.filter(id=203).update(name="Protein (renamed)")
+    catalogue_cache_forget()  # what a load does when it ends
+    body = taster.get("/v1/foods/sr28-01001").json()["data"]
+    assert {n["id"]: n["name"] for n in body["nutrients"]}[203] == "Protein (renamed)"
 
 
 def test_nutrient_and_category_records(sr28_small, taster):
