@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -36,7 +37,41 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"foodservice backends: database={db} metering={settings.METER_BACKEND}"
 
 
+SESSION_LOG = os.path.join(tempfile.gettempdir(), f"foodservice-test-run-{os.getpid()}.log")
+
+
+def _log_every_record_of_the_run() -> None:
+    """Every log record of the whole run, through the formatter ``settings.LOGGING``
+    configures for the console, into ``SESSION_LOG`` (checked at the end of the run)."""
+    from foodservice.logformat import JsonFormatter, TextFormatter
+
+    configured = [
+        h.formatter
+        for h in logging.getLogger().handlers
+        if isinstance(h.formatter, JsonFormatter | TextFormatter)
+    ]
+    if not configured:
+        pytest.exit("settings.LOGGING has no redacting formatter on the root logger", returncode=3)
+    handler = logging.FileHandler(SESSION_LOG, mode="w", encoding="utf-8")
+    handler.setFormatter(configured[0])
+    logging.getLogger().addHandler(handler)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Issue 7.4: the logs of the whole run hold no API key (``svc_sk_live_``)."""
+    if not os.path.exists(SESSION_LOG):
+        return
+    with open(SESSION_LOG, encoding="utf-8") as log:
+        leaks = [line for line in log if "svc_sk_live_" in line]
+    if leaks:
+        session.exitstatus = 1
+        print(f"\nFAILED: {len(leaks)} log line(s) of this run hold an API key: {SESSION_LOG}")
+    else:
+        os.remove(SESSION_LOG)
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
+    _log_every_record_of_the_run()
     if settings.REDIS_URL:
         from django_redis import get_redis_connection
 
