@@ -16,7 +16,6 @@ from django.urls import reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
-from metering.views import usage_summary
 
 from accounts import emails, tokens
 from accounts.forms import SELF_SERVE_TIERS, MarketForm, SignInForm, SignUpForm, TierChangeForm
@@ -25,6 +24,7 @@ from accounts.selectors import markets_offered
 from accounts.services import user_verify_email
 from accounts.tiers import Tier, tier_limits
 from keys.selectors import keys_for_account
+from metering.views import usage_summary
 
 
 def account_of(request: HttpRequest) -> Account:
