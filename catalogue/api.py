@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from catalogue import policies, selectors, serializers
-from catalogue.conditional import CACHE_CONTROL, etag_for, is_not_modified
+from catalogue.conditional import CACHE_CONTROL, VARY, etag_for, is_not_modified
 from catalogue.paging import Position, cursor_dumps, position_for
 from catalogue.params import MAX_PAGE_OFFSET, FoodQuery, parse_food_query
 from metering.api import MeteredAPIView
@@ -31,8 +31,7 @@ class CatalogueReadView(MeteredAPIView):
             response = Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
         else:
             response = Response(body, headers=headers)
-        # The body depends on the key's account (tier, market).
-        patch_vary_headers(response, ("X-API-Key", "Authorization"))
+        patch_vary_headers(response, VARY)
         return response
 
 

@@ -13,7 +13,8 @@ from typing import Any
 
 # Clients may reuse a page for a minute without asking, then revalidate with the ETag.
 CACHE_CONTROL = "private, max-age=60"
-VARY = "X-API-Key, Authorization"
+# The body depends on the key's account (tier, market).
+VARY = ("X-API-Key", "Authorization")
 
 
 def etag_for(representation: Any) -> str:

@@ -18,7 +18,8 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from foodservice import problems
+from foodservice import metrics, problems
+from keys.cache import REDIS_UNREACHABLE
 
 logger = logging.getLogger("foodservice.errors")
 
@@ -44,9 +45,14 @@ def problem_for(exc: BaseException) -> problems.Problem:
     if isinstance(exc, drf.PermissionDenied | PermissionDenied):
         return problems.Forbidden()
     if isinstance(exc, OperationalError | InterfaceError):
-        # The database cannot be reached (down, restarting, failing over): the same
-        # 503 problem as a Redis outage, which the client may retry (issue 7.6).
+        # The database cannot be reached (down, restarting, failing over): a 503 the
+        # client may retry (issue 7.6).
         logger.warning("database unavailable: %s", type(exc).__name__)
+        return problems.ServiceUnavailable()
+    if isinstance(exc, REDIS_UNREACHABLE):
+        # Redis unreachable anywhere in a request: the same 503, never a 500.
+        metrics.redis_error(component="request")
+        logger.warning("redis unavailable: %s", type(exc).__name__)
         return problems.ServiceUnavailable()
     logger.error("unhandled exception", exc_info=(type(exc), exc, exc.__traceback__))
     return problems.InternalError()

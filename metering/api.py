@@ -9,26 +9,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from foodservice import metrics
-from foodservice.problems import ServiceUnavailable
-from keys.cache import REDIS_UNREACHABLE
 from metering.headers import ratelimit_headers
 from metering.selectors import principal_usage
 from metering.throttling import MeterThrottle, _now, meter_decision
 
 
-class _RedisOutageIs503:
-    """Redis unreachable anywhere in the request (the shared key cache included) is a
-    503 service-unavailable problem, never a 500."""
-
-    def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, REDIS_UNREACHABLE):
-            metrics.redis_error(component="key_cache")
-            exc = ServiceUnavailable()
-        return super().handle_exception(exc)  # type: ignore[misc]
-
-
-class MeteredAPIView(_RedisOutageIs503, APIView):
+class MeteredAPIView(APIView):
     """Base of every metered data read (spec 8): every /v1 view that reads data
     subclasses it and implements ``get``.
 
@@ -53,7 +39,7 @@ class MeteredAPIView(_RedisOutageIs503, APIView):
         return response
 
 
-class UsageView(_RedisOutageIs503, APIView):
+class UsageView(APIView):
     """``GET /v1/usage``: ``{"data": <usage record>}`` (spec 2.4) for the key's account.
 
     Unmetered (spec 4): no quota, no burst token, no RateLimit headers, and it answers

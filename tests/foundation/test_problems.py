@@ -96,6 +96,13 @@ def test_unexpected_errors_are_a_bare_500_problem(settings, path, debug, caplog)
     assert LEAK in caplog.text  # the operator still sees it in the log
 
 
+@pytest.mark.urls("tests.foundation.urls")
+def test_redis_unreachable_in_any_view_is_a_503_problem():
+    response = Client(raise_request_exception=False).get("/v1/redis-down")
+    assert_problem(response, 503, "service-unavailable")
+    assert response["Retry-After"] == "5"
+
+
 def test_bad_host_header_is_a_400_problem():
     response = Client(raise_request_exception=False).get("/v1/market", HTTP_HOST="evil.example")
     assert_problem(response, 400, "malformed-request")

@@ -1,5 +1,6 @@
 """The project's routes plus views that fail on purpose, for the error tests."""
 
+import redis
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 from rest_framework.permissions import AllowAny
@@ -26,8 +27,17 @@ def exploding_plain_view(request: HttpRequest) -> HttpResponse:
     raise RuntimeError(LEAK)
 
 
+class RedisDownApiView(APIView):
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    def get(self, request: Request) -> Response:
+        raise redis.ConnectionError("Error 111 connecting to 127.0.0.1:6379")
+
+
 urlpatterns = [
     path("v1/explode", ExplodingApiView.as_view()),
     path("v1/explode-plain", exploding_plain_view),
+    path("v1/redis-down", RedisDownApiView.as_view()),
     *urlpatterns,
 ]

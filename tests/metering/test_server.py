@@ -11,7 +11,6 @@ against a threaded server in this process (pytest-django's ``live_server``).
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -24,11 +23,12 @@ from django.db.models import Sum
 
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
+from bench.loadkit import ThrowawayRedis
 from keys.services import key_create
 from metering.backends import meter_reset
 from metering.models import KeyUsageHour
 from tests.factories import AccountFactory
-from tests.servers import fetch, free_port, gunicorn
+from tests.servers import fetch, gunicorn
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -111,34 +111,19 @@ class MeterOutage:
     again empty. Embedded pass: the in-process meter is dropped, as a restart would."""
 
     def __init__(self) -> None:
-        self.port = free_port() if settings.REDIS_URL else None
-        self.process: subprocess.Popen | None = None
+        self.redis = ThrowawayRedis() if settings.REDIS_URL else None
 
     @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+    def url(self) -> str | None:
+        return self.redis.url if self.redis else None
 
     def start(self) -> None:
-        if self.port is None:
-            return
-        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-        command += ["--save", "", "--appendonly", "no"]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            ping = subprocess.run(
-                ["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True
-            )
-            if ping.stdout.strip() == "PONG":
-                return
-            time.sleep(0.05)
-        raise RuntimeError("the throwaway redis-server did not start")
+        if self.redis:
+            self.redis.start()
 
     def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
+        if self.redis:
+            self.redis.stop()
         else:
             meter_reset()
 
@@ -148,8 +133,8 @@ def outage() -> Iterator[MeterOutage]:
     meter = MeterOutage()
     meter.start()
     yield meter
-    if meter.process is not None:
-        meter.stop()
+    if meter.redis:
+        meter.redis.stop()
 
 
 def wait_for_history(total: int) -> None:
@@ -163,15 +148,15 @@ def wait_for_history(total: int) -> None:
 
 def test_counts_come_back_from_history_when_the_meter_loses_them(request, outage, settings):
     secrets = account_with_keys(TierLimits(quota=40, window="day", rate=None, burst=None))
-    env = {"REDIS_URL": outage.url} if outage.port else {}
-    if not outage.port:
+    env = {"REDIS_URL": outage.url} if outage.url else {}
+    if not outage.url:
         settings.METER_FLUSH_SECONDS = 0.5  # the live server's flusher thread
     with server(request, **env) as base:
         assert problem_types(flood(base, secrets, 15)) == {200: 15}
         wait_for_history(15)
 
         outage.stop()
-        if outage.port:  # Redis is down: fail closed, a 503 problem, never a 500
+        if outage.url:  # Redis is down: fail closed, a 503 problem, never a 500
             down = flood(base, secrets, 10)
             assert problem_types(down) == {"/problems/service-unavailable": 10}
             outage.start()
