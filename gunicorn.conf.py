@@ -1,5 +1,5 @@
 """gunicorn settings for production (issue 7.1). gunicorn reads this file by itself when
-started from the repository root; ``make serve-prod`` and the README use it.
+started from the repository root; ``make serve-prod`` and docs/operations.md use it.
 
 Every value can be changed from the environment; flags on the command line win over it.
 

@@ -148,7 +148,7 @@ class TierChangeForm(forms.Form):
 
 def tier_change_rules(*, old: TierLimits, new: TierLimits) -> list[str]:
     """The consequences of moving from ``old`` to ``new`` limits, in plain words (spec 3.3,
-    8.1, 8.2; the billing-period rules of ``account_set_tier`` and the metering README's
+    8.1, 8.2; the billing-period rules of ``account_set_tier`` and docs/metering.md's
     "Changing tier")."""
     rules = ["The change takes effect at once for every key of the account; keys stay the same."]
     if old.window == "month" and new.window == "month":

@@ -1,4 +1,4 @@
-"""``GET``/``PUT /v1/market`` in the OpenAPI schema (spec 3.2, 4; README "Markets").
+"""``GET``/``PUT /v1/market`` in the OpenAPI schema (spec 3.2, 4; docs/api-guide.md "Markets").
 Loaded by ``AccountsConfig.ready()``."""
 
 from __future__ import annotations

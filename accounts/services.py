@@ -71,7 +71,7 @@ def account_set_tier(
 ) -> Account:
     """Move ``account`` to ``tier``, effective for every key on the next request.
 
-    Billing periods (README, "Changing tier"): moving onto a monthly window from a daily
+    Billing periods (docs/metering.md "Changing tier"): moving onto a monthly window from a daily
     one starts a billing period at ``now``; moving between monthly tiers keeps the
     anchor (spec 3.3: renewal date and usage spent are kept, the ceiling rises at once);
     moving onto a daily window clears it. ``custom`` sets Executive Chef's negotiated

@@ -3,7 +3,7 @@
 Uses a throwaway redis-server of its own on a free port (never the shared 6379), without
 persistence: it is killed (SIGKILL) mid-load and started again empty, as after a crash
 or a failover to an empty replica. While it is down, ``revoke_key`` and ``rotate_key``
-are run. Expected (README "Metering", "Redis and failures"): metered reads answer the
+are run. Expected (docs/metering.md, "Redis and failures"): metered reads answer the
 503 ``service-unavailable`` problem (``METER_FAILURE_POLICY=closed``), never a 500;
 reads succeed again within seconds of Redis returning, with every account's count
 rebuilt from the usage history (exact, as the outage outlasts ``METER_FLUSH_SECONDS``:

@@ -5,7 +5,7 @@ Mid-load one worker gets SIGKILL; its in-flight requests die with their connecti
 (the client sees a connection error, never a 500) and the master starts a new worker.
 A key is revoked and another rotated right after the kill.
 
-Expected (README "Metering", "Usage history"): no 500; reads keep succeeding (the
+Expected (docs/metering.md, "Usage history"): no 500; reads keep succeeding (the
 other workers answer) and the master replaces the worker within seconds; the live counts
 in Redis are untouched, so every account's ``/v1/usage`` equals the requests the client
 saw admitted (plus at most the requests whose answers died with the worker: the meter

@@ -1,6 +1,6 @@
 """The common run of the fault scripts (issue 7.6): load before, during and after one
 part failing, key revocation and rotation during the fault, then the checks of the
-documented policy (README "Load and faults", "Faults"). Each fault script supplies the part
+documented policy (docs/operations.md "Load and faults", "Faults"). Each fault script supplies the part
 (``Fault``) and its expectations; this module does the rest.
 
 Timeline (seconds, defaults): load starts; at ``--before`` (5) the part goes down;

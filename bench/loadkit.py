@@ -6,7 +6,7 @@ Every run is bounded: the client stops at its deadline, the servers it starts ar
 stopped on exit (also on Ctrl-C), and throwaway redis-server / PostgreSQL clusters live
 in a temporary directory that is removed afterwards.
 
-Admitted requests are counted the way the meter counts them (README "Metering", "What
+Admitted requests are counted the way the meter counts them (docs/metering.md, "What
 is metered"): a response is *metered* when it carries ``RateLimit-Limit`` (an admitted
 2xx/304/403/404, or a quota 429) or is a burst 429; it is *admitted* when metered and
 not a 429.
@@ -739,7 +739,7 @@ def write_section(heading: str, body: str) -> None:
 FAULTS_INTRO = (
     "Issue 7.6. Each script starts its own gunicorn (via `gunicorn.conf.py`) on "
     "127.0.0.1, drives the load of `bench/loadkit.py` through it, breaks one part in the "
-    "middle, and checks what the documented policy promises (README, 'Load and faults'). Each "
+    "middle, and checks what the documented policy promises (docs/operations.md "Load and faults"). Each "
     "rewrites its own subsection below."
 )
 

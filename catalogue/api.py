@@ -36,7 +36,7 @@ class CatalogueReadView(MeteredAPIView):
 
 
 class FoodListView(CatalogueReadView):
-    """``GET /v1/foods``: search, filter, sort, page (README, "Searching foods")."""
+    """``GET /v1/foods``: search, filter, sort, page (docs/catalogue.md, "Searching foods")."""
 
     def get(self, request: Request) -> Response:
         principal = request.auth

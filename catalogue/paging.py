@@ -1,4 +1,4 @@
-"""Paging of food lists (README, "Paging"): page numbers near the top, keyset cursors
+"""Paging of food lists (docs/catalogue.md, "Paging"): page numbers near the top, keyset cursors
 deeper down.
 
 A cursor is a signed token holding the offset of the page, the sort key of the row

@@ -1,7 +1,7 @@
 """The query string of ``GET /v1/foods``, parsed into a ``FoodQuery`` (pure, no database).
 
 Every malformed or unknown parameter is ``InvalidParameter`` naming it (issue 3, point
-7). Names (README, "Searching foods"):
+7). Names (docs/catalogue.md, "Searching foods"):
 
     q                    search text, at most 200 characters
     data_type            comma list of catalogue.models.DataType values

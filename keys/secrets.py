@@ -1,6 +1,6 @@
 """API key secrets: generate, parse, hash, compare. Pure: no database, no settings.
 
-Format (documented in the README)::
+Format (documented in docs/api-guide.md)::
 
     svc_sk_live_<43 base62 characters: 256 bits of randomness><6 base62: CRC32 checksum>
 

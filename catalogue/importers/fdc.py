@@ -6,7 +6,7 @@ FDC id. The public id is therefore derived from what identifies a row in it: ``f
 plus the first 16 hex digits of SHA-256 over (name, data type, category, portion unit,
 portion gram weight), a combination unique across the whole table. It is stable for as
 long as those five fields are unchanged; a changed nutrient amount updates the record
-in place (README, "Food ids").
+in place (docs/catalogue.md, "Food ids").
 """
 
 from __future__ import annotations

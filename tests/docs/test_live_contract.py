@@ -8,7 +8,7 @@ explored rather than mostly 429s), and two Executive Chef accounts with a tiny
 negotiated quota or burst, so each 429 is met and checked against the schema too.
 
 Bounded for CI: ``DOCS_FUZZ_EXAMPLES`` examples per operation (default 25) and a fixed
-seed (``DOCS_FUZZ_SEED``, default 1). A longer run: see README "API reference".
+seed (``DOCS_FUZZ_SEED``, default 1). A longer run: see docs/development.md.
 """
 
 from __future__ import annotations

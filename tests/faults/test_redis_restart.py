@@ -8,7 +8,7 @@ Redis meter pointed at a closed port in place of the in-process one (the meter's
 connection is refused, exactly as when Redis is down), "back, empty" drops the
 in-process meter, as a restart would.
 
-Expected either way (README "Metering", "Redis and failures"): metered reads answer
+Expected either way (docs/metering.md, "Redis and failures"): metered reads answer
 the 503 problem with Retry-After while it is down, never a 500; ``/v1/usage`` answers
 from the history meanwhile; once back, the count is rebuilt from the history (exact:
 the outage outlasted ``METER_FLUSH_SECONDS``, so the workers had written everything),

@@ -5,7 +5,7 @@ PostgreSQL + Redis pass: 2 workers sharing Redis. The live counts are in Redis, 
 kill costs no quota accuracy at all: the account is admitted exactly its quota.
 Embedded pass: the default single worker with the in-process meter. Its counts die with
 it; the master starts a new worker whose meter is rebuilt from the usage history, which
-lacks what the dead worker had not written yet (README "Metering", "Usage history": at
+lacks what the dead worker had not written yet (docs/metering.md, "Usage history": at
 most ``METER_FLUSH_SECONDS`` of its traffic). The account may then be admitted that many
 requests beyond its quota, and no more.
 """
