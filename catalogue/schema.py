@@ -200,8 +200,9 @@ def food_list_parameters() -> list[OpenApiParameter]:
             "q",
             {"type": "string", "maxLength": params.MAX_Q_LENGTH},
             query,
-            description="Search text. Every word must match (with stemming), the last also "
-            "as a prefix. Required on the Taster tier.",
+            description="Search text. Every word must match the name or the local names "
+            "(with stemming; `doodh` finds cow milk in market IN), the last also as a prefix. "
+            "Required on the Taster tier.",
             examples=[OpenApiExample("butter", value="butter")],
         ),
         _list_of("data_type", "Data types to keep, comma-separated.", enum=DataType.values),
@@ -218,7 +219,7 @@ def food_list_parameters() -> list[OpenApiParameter]:
             "market",
             {"type": "string", "pattern": "^[A-Za-z]{2}$"},
             query,
-            description="Paid tiers: only this market. Taster: its own market only.",
+            description="Paid tiers: only this market (`US` or `IN`). Taster: its own market only.",
         ),
         OpenApiParameter(
             "sort",
