@@ -73,6 +73,7 @@ class Migration(migrations.Migration):
         ),
         migrations.RunPython(
             _run({"postgresql": POSTGRES_FORWARD, "sqlite": _fts.SQLITE_WITH_ALIASES}),
-            _run({"postgresql": POSTGRES_BACKWARD}),
+            # SQLite refuses to drop a column its FTS triggers name: drop them first.
+            _run({"postgresql": POSTGRES_BACKWARD, "sqlite": _fts.SQLITE_DROP}),
         ),
     ]

@@ -2,10 +2,11 @@
 statements that (re)create it from scratch: its table, its triggers, and a rebuild.
 
 Any migration that rebuilds ``catalogue_food`` on SQLite (adding or altering a field)
-drops the triggers, so it ends by running ``SQLITE_WITH_ALIASES`` again.
+drops the triggers, so it ends by running ``SQLITE_WITH_ALIASES`` again; one that drops
+a column the triggers name must run ``SQLITE_DROP`` first (SQLite refuses the drop).
 """
 
-_DROP = [
+SQLITE_DROP = [
     "DROP TRIGGER IF EXISTS catalogue_food_fts_au",
     "DROP TRIGGER IF EXISTS catalogue_food_fts_ad",
     "DROP TRIGGER IF EXISTS catalogue_food_fts_ai",
@@ -33,5 +34,5 @@ def _create(columns: list[str]) -> list[str]:
     ]
 
 
-SQLITE_WITH_ALIASES = _DROP + _create(["search_name", "search_aliases"])
-SQLITE_NAME_ONLY = _DROP + _create(["search_name"])
+SQLITE_WITH_ALIASES = SQLITE_DROP + _create(["search_name", "search_aliases"])
+SQLITE_NAME_ONLY = SQLITE_DROP + _create(["search_name"])
