@@ -20,7 +20,11 @@ POSTGRES_FORWARD = [
     "(to_tsvector('english'::regconfig, search_name || ' ' || search_aliases)) STORED",
     "CREATE INDEX food_search_gin ON catalogue_food USING gin (search_vector)",
 ]
+# Reversing drops the local names: the IFCT rows' hashes are reset so that the next
+# load rewrites them instead of finding them unchanged.
+FORGET_IFCT_HASHES = "UPDATE catalogue_food SET content_hash = '' WHERE source = 'ifct'"
 POSTGRES_BACKWARD = [
+    FORGET_IFCT_HASHES,
     "DROP INDEX IF EXISTS food_search_gin",
     "ALTER TABLE catalogue_food DROP COLUMN IF EXISTS search_vector",
     "ALTER TABLE catalogue_food ADD COLUMN search_vector tsvector "
@@ -74,6 +78,11 @@ class Migration(migrations.Migration):
         migrations.RunPython(
             _run({"postgresql": POSTGRES_FORWARD, "sqlite": _fts.SQLITE_WITH_ALIASES}),
             # SQLite refuses to drop a column its FTS triggers name: drop them first.
-            _run({"postgresql": POSTGRES_BACKWARD, "sqlite": _fts.SQLITE_DROP}),
+            _run(
+                {
+                    "postgresql": POSTGRES_BACKWARD,
+                    "sqlite": [FORGET_IFCT_HASHES, *_fts.SQLITE_DROP],
+                }
+            ),
         ),
     ]
