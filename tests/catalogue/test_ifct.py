@@ -12,6 +12,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from catalogue import text
 from catalogue.importers import ifct
 from catalogue.importers.load import LoadReport, catalogue_load
 from catalogue.importers.records import Skipped
@@ -251,6 +252,14 @@ def test_local_names_are_read_by_language():
         "Punjabi": ("Chana", "Kala chana"),
     }
     assert ifct.local_names("") == {}
+
+
+def test_search_aliases_hold_each_local_name_once_as_search_words():
+    aliases = text.search_aliases(
+        {"Hindi": ("Gai ka doodh",), "Kashmiri": ("Doodh",), "Punjabi": ("Doodh", "Gaan-da dúdh")}
+    )
+    assert aliases == " gai ka doodh | doodh | gaan da dudh "
+    assert text.search_aliases({}) == ""
 
 
 def test_the_record_shows_local_names_by_language_and_the_sd(ifct_small, taster_in):
