@@ -25,6 +25,7 @@ run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py load_catalogue --source sr28 --if-empty
+	$(PY) manage.py load_catalogue --source ifct --if-empty
 	$(PY) manage.py setup_demo --host $(HOST) --port $(PORT)
 	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
 

@@ -9,13 +9,20 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import Account
-from accounts.selectors import markets_offered
+from accounts.selectors import markets_offered_named
 from accounts.services import account_set_market
 from foodservice import problems
 
 
 def _market_body(market: str) -> dict[str, Any]:
-    return {"data": {"market": market or None, "markets_offered": markets_offered()}}
+    named = markets_offered_named()
+    return {
+        "data": {
+            "market": market or None,
+            "markets_offered": [code for code, _ in named],
+            "markets": [{"code": code, "name": name} for code, name in named],
+        }
+    }
 
 
 class MarketView(APIView):

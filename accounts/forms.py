@@ -196,11 +196,16 @@ def describe_burst(limits: TierLimits) -> str:
 class MarketForm(forms.Form):
     market = forms.ChoiceField(label="Market")
 
-    def __init__(self, *args: Any, account: Account, offered: list[str], **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, account: Account, offered: list[tuple[str, str]], **kwargs: Any
+    ) -> None:
+        """``offered``: ``(code, name)`` pairs, listed as "India (IN)"."""
         super().__init__(*args, **kwargs)
         self.account = account
         unchosen = [] if account.market else [("", "Choose a market…")]
-        self.fields["market"].choices = unchosen + [(code, code) for code in offered]
+        self.fields["market"].choices = unchosen + [
+            (code, f"{name} ({code})" if name and name != code else code) for code, name in offered
+        ]
         self.fields["market"].initial = account.market
 
     def save(self) -> Account | None:

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts import emails, tokens
 from accounts.forms import SELF_SERVE_TIERS, MarketForm, SignInForm, SignUpForm, TierChangeForm
 from accounts.models import Account, User
-from accounts.selectors import markets_offered
+from accounts.selectors import markets_offered_named
 from accounts.services import user_verify_email
 from accounts.tiers import Tier, tier_limits
 from keys.selectors import keys_for_account
@@ -174,8 +174,11 @@ def plan_change(request: HttpRequest) -> HttpResponse:
 def market(request: HttpRequest) -> HttpResponse:
     """Choose the account's market (spec 3.2): the same service as ``PUT /v1/market``."""
     account = account_of(request)
-    form = MarketForm(request.POST or None, account=account, offered=markets_offered())
+    offered = markets_offered_named()
+    form = MarketForm(request.POST or None, account=account, offered=offered)
     if request.method == "POST" and form.is_valid() and form.save() is not None:
         messages.success(request, f"Your market is now {account.market}.")
         return redirect("market")
-    return render(request, "accounts/market.html", {"account": account, "form": form})
+    names = dict(offered)
+    context = {"account": account, "form": form, "market_name": names.get(account.market, "")}
+    return render(request, "accounts/market.html", context)

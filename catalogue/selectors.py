@@ -14,7 +14,7 @@ from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, QuerySet, Window
 
 from catalogue import ordering, search
-from catalogue.models import Category, Food, Market, Nutrient
+from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient
 from catalogue.nutrients import BY_SLUG, HEADLINES
 from catalogue.paging import Position
 from catalogue.params import FoodQuery
@@ -25,7 +25,7 @@ from foodservice import problems
 # counting all of a common word's 20k matches would cost more than finding the page.
 COUNT_CAP = 10_000
 SEARCH_COUNT_CAP = 1_000
-MARKETS_CACHE_KEY = "catalogue:markets-offered"
+MARKETS_CACHE_KEY = "catalogue:markets-offered-named"
 MARKETS_CACHE_SECONDS = 60
 NUTRIENTS_CACHE_KEY = "catalogue:nutrients"
 NUTRIENTS_CACHE_SECONDS = 300
@@ -265,14 +265,22 @@ def category_get(*, slug: str) -> Category:
 
 def markets_offered() -> list[str]:
     """Market codes an account may choose: those the catalogue holds foods for, or the
-    settings' ``DEFAULT_MARKETS`` while it is empty. Cached for a minute (it is read on
-    every ``GET /v1/market``); ``catalogue_cache_forget()`` drops the cache after a load."""
-    codes = cache.get(MARKETS_CACHE_KEY)
-    if codes is None:
+    settings' ``DEFAULT_MARKETS`` while it is empty, sorted."""
+    return [code for code, _ in markets_offered_named()]
+
+
+def markets_offered_named() -> list[tuple[str, str]]:
+    """``markets_offered()`` with each market's name (``("IN", "India")``), sorted by
+    code. Cached for a minute (it is read on every ``GET /v1/market``);
+    ``catalogue_cache_forget()`` drops the cache after a load."""
+    named = cache.get(MARKETS_CACHE_KEY)
+    if named is None:
         with_foods = Market.objects.filter(Exists(Food.objects.filter(market=OuterRef("pk"))))
-        codes = sorted(with_foods.values_list("code", flat=True))
-        cache.set(MARKETS_CACHE_KEY, codes, MARKETS_CACHE_SECONDS)
-    return list(codes) or sorted(settings.DEFAULT_MARKETS)
+        named = sorted(with_foods.values_list("code", "name"))
+        cache.set(MARKETS_CACHE_KEY, named, MARKETS_CACHE_SECONDS)
+    if not named:
+        named = [(code, MARKET_NAMES.get(code, code)) for code in sorted(settings.DEFAULT_MARKETS)]
+    return [(code, name) for code, name in named]
 
 
 def catalogue_cache_forget() -> None:

@@ -44,7 +44,9 @@ def food_summary(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def food_detail(food: Food, nutrients: dict[int, NutrientRef]) -> dict[str, Any]:
-    """A food record: its summary, every portion and every measured nutrient."""
+    """A food record: its summary, its local names by language (``{}`` if none), every
+    portion and every measured nutrient, with ``sd_per_100g`` where the source gives a
+    standard deviation (IFCT)."""
     row = {field: getattr(food, field) for field in ("public_id", "name", "data_type")}
     row |= {
         "source": food.source,
@@ -58,12 +60,13 @@ def food_detail(food: Food, nutrients: dict[int, NutrientRef]) -> dict[str, Any]
     }
     row |= {h.column: getattr(food, h.column) for h in HEADLINES}
     measured = [
-        (nutrients[int(key)], amount)
+        (nutrients[int(key)], amount, food.nutrient_sd.get(key))
         for key, amount in food.nutrients.items()
         if int(key) in nutrients
     ]
-    measured.sort(key=lambda pair: (pair[0].rank, pair[0].id))
+    measured.sort(key=lambda item: (item[0].rank, item[0].id))
     return food_summary(row) | {
+        "local_names": food.local_names,
         "portions": food.portions,
         "nutrients": [
             {
@@ -73,7 +76,8 @@ def food_detail(food: Food, nutrients: dict[int, NutrientRef]) -> dict[str, Any]
                 "unit": nutrient.unit,
                 "amount_per_100g": amount,
             }
-            for nutrient, amount in measured
+            | ({} if sd is None else {"sd_per_100g": sd})
+            for nutrient, amount, sd in measured
         ],
     }
 

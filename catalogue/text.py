@@ -32,6 +32,15 @@ def search_name(name: str) -> str:
     return f" {' '.join(words(name))} "
 
 
+def search_aliases(local_names: dict[str, tuple[str, ...]] | dict[str, list[str]]) -> str:
+    """The searchable form of a food's other names (``Food.search_aliases``): every
+    name's words, names separated by `` | `` (so ``search_name``-style padding holds for
+    each), in the order given; ``""`` without any."""
+    names = [" ".join(words(name)) for group in local_names.values() for name in group]
+    unique = list(dict.fromkeys(name for name in names if name))
+    return f" {' | '.join(unique)} " if unique else ""
+
+
 def slugify_name(name: str) -> str:
     """A category's public id: ``"Dairy and Egg Products"`` -> ``"dairy-and-egg-products"``.
     Long names (FDC has whole GS1 definitions as categories) keep their first words and

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from catalogue.importers import fdc, sr28
+from catalogue.importers import fdc, ifct, sr28
 from catalogue.importers.progress import Progress
 from catalogue.importers.records import FoodRecord, Skipped
 from catalogue.importers.writer import Writer, deferred_indexes
 from catalogue.selectors import catalogue_cache_forget
 
-SOURCES = ("sr28", "fdc")
+SOURCES = ("sr28", "fdc", "ifct")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +42,9 @@ def catalogue_load(
     progress: Progress | None = None,
     on_skip: Callable[[Skipped], None] = lambda skipped: None,
 ) -> LoadReport:
-    """Loads ``source`` ("sr28": a directory of SR28 files; "fdc": fooddata.csv) from
-    ``path`` or the installed package, at most ``limit`` foods.
+    """Loads ``source`` ("sr28": a directory of SR28 files; "fdc": fooddata.csv; "ifct":
+    the IFCT 2017 compositions CSV) from ``path`` or the installed package (IFCT: the
+    vendored file), at most ``limit`` foods.
 
     Runs in one transaction: the catalogue shows either the whole load or none of it.
     Malformed rows go to ``on_skip`` and are left out; they never abort the load.
@@ -88,11 +89,13 @@ def catalogue_load(
     )
 
 
-def _reader(source: str, path: Path | None) -> sr28.SR28 | fdc.FDC:
+def _reader(source: str, path: Path | None) -> sr28.SR28 | fdc.FDC | ifct.IFCT:
     if source == "sr28":
         return sr28.SR28(path or sr28.default_dir())
     if source == "fdc":
         return fdc.FDC(path or fdc.default_file())
+    if source == "ifct":
+        return ifct.IFCT(path or ifct.default_file())
     raise ValueError(f"unknown source {source!r}; one of {', '.join(SOURCES)}")
 
 

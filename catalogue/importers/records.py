@@ -46,6 +46,10 @@ class FoodRecord:
     brand_owner: str = ""
     portions: tuple[Portion, ...] = ()
     nutrients: dict[str, float] = field(default_factory=dict)
+    # {"Hindi": ("Gai ka doodh",), ...}: names in other languages, searchable (IFCT).
+    local_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Standard deviations of amounts, same keys and units as ``nutrients`` (IFCT).
+    nutrient_sd: dict[str, float] = field(default_factory=dict)
 
     @property
     def public_id(self) -> str:
@@ -62,6 +66,8 @@ class FoodRecord:
             [p.as_dict() for p in self.portions],
             sorted(self.nutrients.items()),
         ]
+        if self.local_names or self.nutrient_sd:  # absent: the hashes stored before stay
+            payload += [sorted(self.local_names.items()), sorted(self.nutrient_sd.items())]
         return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:32]
 
     def columns(self) -> dict[str, Any]:
@@ -73,6 +79,8 @@ class FoodRecord:
             "source_id": self.source_id,
             "name": self.name,
             "search_name": text.search_name(self.name),
+            "local_names": {language: list(names) for language, names in self.local_names.items()},
+            "search_aliases": text.search_aliases(self.local_names),
             "data_type": self.data_type,
             "brand_owner": self.brand_owner,
             "brand_key": self.brand_owner.casefold(),
@@ -81,6 +89,7 @@ class FoodRecord:
             "serving_grams": first.gram_weight if first else None,
             "portions": [p.as_dict() for p in self.portions],
             "nutrients": self.nutrients,
+            "nutrient_sd": self.nutrient_sd,
             "content_hash": self.content_hash(),
             **headline_columns(self.nutrients),
         }

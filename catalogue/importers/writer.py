@@ -19,10 +19,9 @@ from django.db import connection
 
 from catalogue import text
 from catalogue.importers.records import FoodRecord, NutrientDef
-from catalogue.models import Category, Food, Market, Nutrient
+from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient
 
 BATCH_SIZE = 2000
-MARKET_NAMES = {"US": "United States"}
 _SKIP_ON_UPDATE = {"public_id", "source", "source_id"}
 
 
