@@ -23,6 +23,7 @@ from accounts.models import Account, User
 from accounts.selectors import markets_offered
 from accounts.services import user_verify_email
 from accounts.tiers import Tier, tier_limits
+from audit.actors import Actor
 from keys.selectors import keys_for_account
 from metering.views import usage_summary
 
@@ -151,7 +152,7 @@ def plan_change(request: HttpRequest) -> HttpResponse:
         messages.error(request, " ".join(m for ms in form.errors.values() for m in ms))
         return redirect("plan")
     if request.method == "POST":
-        account = form.save()
+        account = form.save(actor=Actor.for_request(request))
         messages.success(
             request,
             f"You are now on {account.get_tier_display()}. The new limits apply to every key "
@@ -175,7 +176,7 @@ def market(request: HttpRequest) -> HttpResponse:
     """Choose the account's market (spec 3.2): the same service as ``PUT /v1/market``."""
     account = account_of(request)
     form = MarketForm(request.POST or None, account=account, offered=markets_offered())
-    if request.method == "POST" and form.is_valid() and form.save() is not None:
+    if request.method == "POST" and form.is_valid() and form.save(actor=Actor.for_request(request)):
         messages.success(request, f"Your market is now {account.market}.")
         return redirect("market")
     return render(request, "accounts/market.html", {"account": account, "form": form})
