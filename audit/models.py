@@ -99,6 +99,9 @@ class AuditEntry(models.Model):
         match self.action:
             case AuditAction.KEY_RENAME:
                 return f"{self.target} renamed from “{d.get('from')}” to “{d.get('to')}”"
+            case AuditAction.TIER_CHANGE if d.get("from") == d.get("to"):
+                quota, window = d.get("quota"), d.get("window")
+                return f"{d.get('to_label')} limits changed: {quota} requests per {window}"
             case AuditAction.TIER_CHANGE:
                 return f"Plan changed from {d.get('from_label')} to {d.get('to_label')}"
             case AuditAction.MARKET_CHANGE:

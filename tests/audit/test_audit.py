@@ -193,7 +193,9 @@ def test_changing_only_negotiated_limits_is_recorded(account):
     account_set_tier(
         account=account, tier="executive_chef", custom=TierLimits(7, "day", None, None)
     )
-    assert len(entries(AuditAction.TIER_CHANGE)) == 2  # the repeat changed nothing
+    first, limits = entries(AuditAction.TIER_CHANGE)  # the repeat changed nothing
+    assert first.summary == "Plan changed from Taster to Executive Chef"
+    assert limits.summary == "Executive Chef limits changed: 7 requests per day"
 
 
 # --- the operator commands ------------------------------------------------------------
