@@ -24,8 +24,12 @@ def alerts_enabled(*, account: Account) -> bool:
 
 def alert_candidates(*, now: datetime, account_ids: Iterable[int] | None = None) -> list[Account]:
     """The accounts to check: ``account_ids`` (all with usage in the last 32 days when
-    None), minus those whose owner switched alerts off."""
-    accounts = Account.objects.select_related("owner").exclude(alert_preference__quota_alerts=False)
+    None), minus those whose owner switched alerts off or is deactivated."""
+    accounts = (
+        Account.objects.select_related("owner")
+        .filter(owner__is_active=True)
+        .exclude(alert_preference__quota_alerts=False)
+    )
     if account_ids is None:
         recent = KeyUsageHour.objects.filter(hour__gte=now - RECENT_USAGE)
         return list(accounts.filter(pk__in=recent.values("account_id")).order_by("pk"))

@@ -154,6 +154,13 @@ def test_owner_who_switched_alerts_off_gets_none(clock):
     assert [a.threshold for a in quota_alerts_check()] == [100]
 
 
+def test_a_deactivated_owner_gets_none(clock):
+    account, key, _ = small("day")
+    use(key, 10)
+    type(account.owner).objects.filter(pk=account.owner.pk).update(is_active=False)
+    assert quota_alerts_check() == [] and mail.outbox == []
+
+
 def test_the_switch_on_the_plan_page(clock):
     account, key, _ = small("day")
     client = Client(enforce_csrf_checks=True)
