@@ -20,10 +20,10 @@ from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.http import HttpRequest
 from django.utils import timezone
 
+from accounts.audit.actors import Actor, ActorKind
 from accounts.models import Account, User
 from accounts.services import account_set_tier
 from accounts.tiers import Tier, TierLimits
-from audit.actors import Actor, ActorKind
 from foodservice.cli import iso
 from metering.windows import billing_period
 

@@ -8,10 +8,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.audit.actors import Actor
 from accounts.models import Account
 from accounts.selectors import markets_offered
 from accounts.services import account_set_market
-from audit.actors import Actor
 from foodservice import problems
 
 

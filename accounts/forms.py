@@ -16,10 +16,10 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest
 
 from accounts import lockout
+from accounts.audit.actors import Actor
 from accounts.models import Account, User
 from accounts.services import account_create, account_set_market, account_set_tier
 from accounts.tiers import Tier, TierLimits, tier_limits
-from audit.actors import Actor
 from foodservice import problems
 
 # Tiers a person can switch to themselves. Executive Chef is negotiated (spec 8.1) and

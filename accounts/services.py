@@ -14,12 +14,12 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.audit.actors import Actor
+from accounts.audit.models import AuditAction
+from accounts.audit.services import audit_record
 from accounts.models import Account, User
 from accounts.selectors import markets_offered
 from accounts.tiers import Tier, TierLimits
-from audit.actors import Actor
-from audit.models import AuditAction
-from audit.services import audit_record
 from foodservice import problems
 from keys.services import keys_forget_account
 

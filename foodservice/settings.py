@@ -60,8 +60,8 @@ INSTALLED_APPS = [
     "keys",
     "metering",
     "catalogue",
-    "audit",
-    "alerts",
+    "accounts.audit",
+    "metering.alerts",
 ]
 
 MIDDLEWARE = [

@@ -6,10 +6,10 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 
 from accounts.api import MarketView
-from alerts import views as alerts_views
-from audit import views as audit_views
+from accounts.audit import views as audit_views
 from foodservice import docs, errors, health, metrics
 from metering import views as usage_views
+from metering.alerts import views as alerts_views
 from metering.api import UsageView
 
 api_v1 = [

@@ -14,7 +14,7 @@ from django.forms import ModelForm
 from django.http import HttpRequest
 from django.utils import timezone
 
-from audit.actors import Actor, ActorKind
+from accounts.audit.actors import Actor, ActorKind
 from keys.models import ApiKey, KeyState
 from keys.services import key_rename, key_revoke
 

@@ -14,10 +14,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.audit.actors import Actor
+from accounts.audit.models import AuditAction
+from accounts.audit.services import audit_record, key_target
 from accounts.models import Account
-from audit.actors import Actor
-from audit.models import AuditAction
-from audit.services import audit_record, key_target
 from foodservice import problems
 from keys import cache, secrets
 from keys.models import ApiKey, KeyState

@@ -16,9 +16,9 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.audit.actors import Actor
 from accounts.models import Account
 from accounts.views import account_of
-from audit.actors import Actor
 from foodservice import problems
 from keys.forms import KeyCreateForm, KeyLabelForm, KeyRotateForm
 from keys.models import ApiKey, KeyState

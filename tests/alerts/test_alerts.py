@@ -15,12 +15,12 @@ from django.utils import timezone
 from accounts.models import Account
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
-from alerts import periodic
-from alerts.models import QuotaAlert
-from alerts.services import alerts_set_enabled, quota_alerts_check
 from keys.models import ApiKey
 from keys.selectors import principal_for
 from keys.services import key_create
+from metering.alerts import periodic
+from metering.alerts.models import QuotaAlert
+from metering.alerts.services import alerts_set_enabled, quota_alerts_check
 from metering.services import usage_consume, usage_flush
 from tests.conftest import T0
 from tests.factories import AccountFactory
@@ -217,7 +217,7 @@ def test_a_failing_receiver_never_makes_the_flush_put_counts_back(settings, cloc
         calls.append(kwargs)
         raise RuntimeError("alerts down")
 
-    monkeypatch.setattr("alerts.services.quota_alerts_check", broken)
+    monkeypatch.setattr("metering.alerts.services.quota_alerts_check", broken)
     use(key, 9)  # flushes; the check raises inside the receiver
     from metering.models import KeyUsageHour
 

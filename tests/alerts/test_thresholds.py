@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from accounts.tiers import TierLimits
-from alerts.thresholds import alert_window_start, due, reached
+from metering.alerts.thresholds import alert_window_start, due, reached
 from metering.windows import hour_start, window_at
 
 T = datetime(2026, 3, 10, 14, 25, tzinfo=UTC)

@@ -14,11 +14,11 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.audit.actors import ActorKind, client_address
+from accounts.audit.models import AppendOnly, AuditAction, AuditEntry
+from accounts.audit.services import audit_record
 from accounts.models import Account
 from accounts.services import account_set_tier
-from audit.actors import ActorKind, client_address
-from audit.models import AppendOnly, AuditAction, AuditEntry
-from audit.services import audit_record
 from keys.models import ApiKey
 from keys.services import key_create, key_revoke
 from tests.conftest import T0

@@ -6,9 +6,9 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
+from accounts.audit.actors import Actor
 from accounts.services import account_create
 from accounts.tiers import Tier
-from audit.actors import Actor
 from foodservice.cli import ServiceCommand
 
 

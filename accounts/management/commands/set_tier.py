@@ -14,10 +14,10 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
+from accounts.audit.actors import Actor
 from accounts.selectors import account_get_by_email
 from accounts.services import account_set_tier
 from accounts.tiers import WINDOWS, Tier, TierLimits, tier_limits
-from audit.actors import Actor
 from foodservice.cli import ServiceCommand, iso
 from metering.windows import billing_period
 

@@ -13,10 +13,10 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils import timezone
 
+from accounts.audit.actors import Actor
 from accounts.models import Account
 from accounts.selectors import account_get_by_email, markets_offered
 from accounts.services import account_create
-from audit.actors import Actor
 from foodservice import problems
 from foodservice.cli import ServiceCommand
 from keys.selectors import keys_for_account

@@ -11,8 +11,8 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils import timezone
 
+from accounts.audit.actors import Actor
 from accounts.selectors import account_get_by_email
-from audit.actors import Actor
 from foodservice.cli import ServiceCommand, iso
 from keys.services import key_create
 

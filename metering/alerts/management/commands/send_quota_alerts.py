@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from alerts.services import quota_alerts_check
 from foodservice.cli import ServiceCommand
+from metering.alerts.services import quota_alerts_check
 
 
 class Command(ServiceCommand):

@@ -57,7 +57,7 @@ def check_after_flush(sender: Any, account_ids: Iterable[int], **kwargs: Any) ->
     due = batcher.add(account_ids, interval=interval, now=time.monotonic())
     if not due:
         return
-    from alerts.services import quota_alerts_check
+    from metering.alerts.services import quota_alerts_check
 
     try:
         quota_alerts_check(account_ids=due)

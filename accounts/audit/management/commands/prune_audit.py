@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from audit.services import audit_prune
+from accounts.audit.services import audit_prune
 from foodservice.cli import ServiceCommand
 
 

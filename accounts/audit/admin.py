@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
-from audit.models import AuditEntry
+from accounts.audit.models import AuditEntry
 
 
 @admin.register(AuditEntry)

@@ -17,8 +17,8 @@ from typing import Any
 from django.db import models
 from django.utils import timezone
 
+from accounts.audit.actors import ActorKind
 from accounts.models import Account, User
-from audit.actors import ActorKind
 
 
 class AppendOnly(Exception):

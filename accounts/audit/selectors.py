@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from accounts.audit.models import AuditEntry
 from accounts.models import Account
-from audit.models import AuditEntry
 
 
 def audit_for_account(*, account: Account) -> QuerySet[AuditEntry]:

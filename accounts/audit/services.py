@@ -13,9 +13,9 @@ from typing import Any
 
 from django.utils import timezone
 
+from accounts.audit.actors import SYSTEM, Actor
+from accounts.audit.models import AuditAction, AuditEntry
 from accounts.models import Account
-from audit.actors import SYSTEM, Actor
-from audit.models import AuditAction, AuditEntry
 from foodservice.logformat import redact
 
 

@@ -8,8 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from accounts.audit.selectors import audit_for_account
 from accounts.views import account_of
-from audit.selectors import audit_for_account
 
 PAGE_SIZE = 50
 

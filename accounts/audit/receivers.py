@@ -16,10 +16,10 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 from django.urls import reverse
 
+from accounts.audit.actors import Actor, ActorKind, client_address
+from accounts.audit.models import AuditAction
+from accounts.audit.services import audit_record
 from accounts.models import Account, User
-from audit.actors import Actor, ActorKind, client_address
-from audit.models import AuditAction
-from audit.services import audit_record
 
 
 def _where(request: HttpRequest | None) -> str:

@@ -10,7 +10,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from accounts.views import account_of
-from alerts.services import alerts_set_enabled
+from metering.alerts.services import alerts_set_enabled
 
 
 class QuotaAlertsForm(forms.Form):

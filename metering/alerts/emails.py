@@ -13,7 +13,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from accounts.models import Account
-from alerts.models import QuotaAlert
+from metering.alerts.models import QuotaAlert
 from metering.selectors import UsageSummary
 
 

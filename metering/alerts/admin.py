@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
-from alerts.models import QuotaAlert
+from metering.alerts.models import QuotaAlert
 
 
 @admin.register(QuotaAlert)

@@ -16,9 +16,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Account
-from alerts import emails, thresholds
-from alerts.models import AlertPreference, QuotaAlert
-from alerts.selectors import alert_candidates, last_alerts
+from metering.alerts import emails, thresholds
+from metering.alerts.models import AlertPreference, QuotaAlert
+from metering.alerts.selectors import alert_candidates, last_alerts
 from metering.selectors import account_usage
 from metering.windows import Window, window_at
 

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from django.db.models import Max
 
 from accounts.models import Account
-from alerts.models import AlertPreference, QuotaAlert
+from metering.alerts.models import AlertPreference, QuotaAlert
 from metering.models import KeyUsageHour
 
 # The longest window (a 31-day billing period) plus a day: an account without usage

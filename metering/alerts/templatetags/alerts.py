@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import template
 
 from accounts.models import Account
-from alerts.selectors import alerts_enabled
+from metering.alerts.selectors import alerts_enabled
 
 register = template.Library()
 

@@ -1,9 +1,0 @@
-from django.apps import AppConfig
-
-
-class AlertsConfig(AppConfig):
-    name = "alerts"
-    verbose_name = "Quota alerts"
-
-    def ready(self) -> None:
-        from alerts import periodic  # noqa: F401  (runs the check after usage flushes)

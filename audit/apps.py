@@ -1,9 +1,0 @@
-from django.apps import AppConfig
-
-
-class AuditConfig(AppConfig):
-    name = "audit"
-    verbose_name = "Audit log"
-
-    def ready(self) -> None:
-        from audit import receivers  # noqa: F401  (sign-ins, through Django's auth signals)
