@@ -20,6 +20,7 @@ from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.http import HttpRequest
 from django.utils import timezone
 
+from accounts.audit.actors import Actor, ActorKind
 from accounts.models import Account, User
 from accounts.services import account_set_tier
 from accounts.tiers import Tier, TierLimits
@@ -150,4 +151,5 @@ class AccountAdmin(admin.ModelAdmin):
         # Only the tier and the custom limits are editable, and only the service saves
         # them: it sets the billing anchor and invalidates the account's cached keys.
         if form.changed_data:
-            account_set_tier(account=obj, tier=obj.tier, custom=form.custom)
+            staff = Actor.for_request(request, kind=ActorKind.STAFF)
+            account_set_tier(account=obj, tier=obj.tier, custom=form.custom, actor=staff)

@@ -16,6 +16,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest
 
 from accounts import lockout
+from accounts.audit.actors import Actor
 from accounts.models import Account, User
 from accounts.services import account_create, account_set_market, account_set_tier
 from accounts.tiers import Tier, TierLimits, tier_limits
@@ -136,8 +137,8 @@ class TierChangeForm(forms.Form):
             raise forms.ValidationError("The account is already on this plan.")
         return tier
 
-    def save(self) -> Account:
-        return account_set_tier(account=self.account, tier=self.cleaned_data["tier"])
+    def save(self, *, actor: Actor | None = None) -> Account:
+        return account_set_tier(account=self.account, tier=self.cleaned_data["tier"], actor=actor)
 
     def rules(self) -> list[str]:
         """What the change does, shown before the person confirms it."""
@@ -208,11 +209,13 @@ class MarketForm(forms.Form):
         ]
         self.fields["market"].initial = account.market
 
-    def save(self) -> Account | None:
+    def save(self, *, actor: Actor | None = None) -> Account | None:
         """The account with its market set, or None with the service's refusal as a form
         error (the same rules as ``PUT /v1/market``)."""
         try:
-            return account_set_market(account=self.account, market=self.cleaned_data["market"])
+            return account_set_market(
+                account=self.account, market=self.cleaned_data["market"], actor=actor
+            )
         except problems.ValidationFailed as problem:
             for message in _problem_errors(problem).values():
                 self.add_error("market", message)

@@ -18,6 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import emails, tokens
+from accounts.audit.actors import Actor
 from accounts.forms import SELF_SERVE_TIERS, MarketForm, SignInForm, SignUpForm, TierChangeForm
 from accounts.models import Account, User
 from accounts.selectors import markets_offered_named
@@ -151,7 +152,7 @@ def plan_change(request: HttpRequest) -> HttpResponse:
         messages.error(request, " ".join(m for ms in form.errors.values() for m in ms))
         return redirect("plan")
     if request.method == "POST":
-        account = form.save()
+        account = form.save(actor=Actor.for_request(request))
         messages.success(
             request,
             f"You are now on {account.get_tier_display()}. The new limits apply to every key "
@@ -176,7 +177,8 @@ def market(request: HttpRequest) -> HttpResponse:
     account = account_of(request)
     offered = markets_offered_named()
     form = MarketForm(request.POST or None, account=account, offered=offered)
-    if request.method == "POST" and form.is_valid() and form.save() is not None:
+    actor = Actor.for_request(request)
+    if request.method == "POST" and form.is_valid() and form.save(actor=actor) is not None:
         messages.success(request, f"Your market is now {account.market}.")
         return redirect("market")
     names = dict(offered)

@@ -60,6 +60,8 @@ INSTALLED_APPS = [
     "keys",
     "metering",
     "catalogue",
+    "accounts.audit",
+    "metering.alerts",
 ]
 
 MIDDLEWARE = [
@@ -229,6 +231,8 @@ EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "foodservice <noreply@localhost>")
+# An SMTP server that hangs must not hold the usage flusher (quota alerts) for long.
+EMAIL_TIMEOUT = int(env_str("EMAIL_TIMEOUT", "10"))
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -273,3 +277,11 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.server": {"level": "WARNING"}},
 }
+
+# --- Quota alerts and the audit log (issue 16) --------------------------------------------
+# The usage flusher checks the accounts it has written for quota alerts at most this
+# often (seconds, per worker); 0 leaves the check to `manage.py send_quota_alerts`.
+QUOTA_ALERT_CHECK_SECONDS = float(env_str("QUOTA_ALERT_CHECK_SECONDS", "60"))
+# How many proxies of ours append to X-Forwarded-For (0: trust only the socket's
+# address). The audit log records the client address those proxies saw.
+TRUSTED_PROXY_HOPS = int(env_str("TRUSTED_PROXY_HOPS", "0"))

@@ -25,6 +25,7 @@ from metering.decisions import MeterDecision, decision_for
 from metering.models import KeyUsageHour
 from metering.recorder import Pending
 from metering.selectors import usage_seed
+from metering.signals import usage_flushed
 from metering.windows import hour_start, to_us, window_at
 
 logger = logging.getLogger("foodservice.metering")
@@ -63,10 +64,20 @@ def usage_flush() -> int:
     if not pending:
         return 0
     try:
-        return _write(pending)
+        written = _write(pending)
     except Exception:
         recorder.buffer.restore(pending)
         raise
+    _announce({account_id for _, account_id, _ in pending.counts})
+    return written
+
+
+def _announce(account_ids: set[int]) -> None:
+    """Tell receivers (quota alerts) which accounts were written; never raises, so a
+    failing receiver cannot make the caller put back counts already written."""
+    for receiver, result in usage_flushed.send_robust(sender=usage_flush, account_ids=account_ids):
+        if isinstance(result, Exception):
+            logger.error("usage_flushed receiver %s failed: %r", receiver, result)
 
 
 def _write(pending: Pending) -> int:
