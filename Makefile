@@ -46,7 +46,8 @@ format: $(VENV)/.installed
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-# Production serving (README "Running in production", docs/operations.md): set DATABASE_URL, REDIS_URL,
+# Production serving (README "Running in production"; docs/operations.md, "Serving in
+# production"): set DATABASE_URL, REDIS_URL,
 # SECRET_KEY, KEY_PEPPER, ALLOWED_HOSTS, BASE_URL... first. gunicorn reads
 # gunicorn.conf.py (workers, threads, timeouts, metrics) from the repository root.
 serve-prod: $(VENV)/.installed

@@ -149,7 +149,10 @@ RATELIMIT_HEADERS: dict[str, tuple[dict[str, Any], str]] = {
     ),
     "RateLimit": (
         {"type": "string", "pattern": r'^"quota";r=\d+;t=\d+(, "burst";r=\d+;t=\d+)?$'},
-        "IETF draft form: each policy's remaining `r` and seconds `t` until it resets.",
+        "IETF draft form: each policy's remaining `r` and seconds `t`. With `r=0`, `t` is "
+        "the seconds until that policy admits a request again (on the quota 429 it equals "
+        "Retry-After); with `r>0`, the seconds until it resets (quota: as RateLimit-Reset; "
+        "burst: until the bucket is full).",
     ),
 }
 # spec 8.4: on every metered response. They are set after the meter admitted the

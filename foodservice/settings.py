@@ -1,4 +1,4 @@
-"""Settings for foodservice, read from the environment (see docs/configuration.md).
+"""Settings for foodservice, read from the environment (see docs/operations.md, "Configuration").
 
 With no environment at all the service runs on the embedded default: a SQLite file
 under ``var/`` and in-process metering. ``DATABASE_URL`` switches to PostgreSQL and
