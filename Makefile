@@ -21,6 +21,10 @@ $(VENV)/.installed: pyproject.toml
 
 # A person reads these logs: the text form of the JSON request log (LOG_FORMAT).
 run: export LOG_FORMAT ?= text
+# Unless BASE_URL is set, the settings build it from HOST and PORT, so every doc_url and
+# /docs example points at the port this server listens on.
+run: export HOST := $(HOST)
+run: export PORT := $(PORT)
 run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py collectstatic --noinput -v0

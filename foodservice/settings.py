@@ -16,6 +16,7 @@ from foodservice.env import (
     env_choice,
     env_list,
     env_str,
+    local_base_url,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -42,7 +43,9 @@ KEY_PEPPER = env_str("KEY_PEPPER") or f"key-pepper:{SECRET_KEY}"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # The {base_url} of the spec: problem doc_url links point at {BASE_URL}/docs#tag/<kind>.
-BASE_URL = env_str("BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Unset, it follows the HOST and PORT the server was started on (``make run PORT=8031``
+# exports them; issue 14.8), so every link the service prints and serves reaches it.
+BASE_URL = (env_str("BASE_URL") or local_base_url(env_str("HOST"), env_str("PORT"))).rstrip("/")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
