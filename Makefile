@@ -11,7 +11,9 @@ PYTEST_ARGS ?=
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-embedded test-services lint format serve-prod check-deploy test-hostile-long bench-timing
+OPENAPI_LINT := tools/openapi-lint
+
+.PHONY: run test test-embedded test-services lint lint-openapi format serve-prod check-deploy test-hostile-long bench-timing
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,9 +44,21 @@ test-services: $(VENV)/.installed
 	@echo "=== test pass 2/2: PostgreSQL + Redis ==="
 	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest $(PYTEST_ARGS)
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.installed lint-openapi
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# The served /openapi.json through Redocly's recommended rules, warnings counted as
+# errors (tools/openapi-lint/redocly.yaml). @redocly/cli is pinned by the lockfile and
+# installed by `npm ci` into tools/openapi-lint/node_modules: no global npm state.
+$(OPENAPI_LINT)/node_modules/.installed: $(OPENAPI_LINT)/package.json $(OPENAPI_LINT)/package-lock.json
+	cd $(OPENAPI_LINT) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+lint-openapi: $(VENV)/.installed $(OPENAPI_LINT)/node_modules/.installed
+	mkdir -p var
+	$(PY) $(OPENAPI_LINT)/served_schema.py var/openapi.json
+	$(OPENAPI_LINT)/node_modules/.bin/redocly lint --config $(OPENAPI_LINT)/redocly.yaml var/openapi.json
 
 format: $(VENV)/.installed
 	$(VENV)/bin/ruff format .

@@ -211,6 +211,17 @@ REST_FRAMEWORK = {
 }
 # Largest request body the API parses (PUT /v1/market is a few bytes).
 API_MAX_BODY_BYTES = 16 * 1024
+# info.contact and info.license of /openapi.json (issue 14.5); set them in production.
+API_CONTACT = {
+    "name": env_str("API_CONTACT_NAME", "foodservice API support"),
+    "url": env_str("API_CONTACT_URL", f"{BASE_URL}/docs"),
+}
+if env_str("API_CONTACT_EMAIL"):
+    API_CONTACT["email"] = env_str("API_CONTACT_EMAIL")
+API_LICENSE = {
+    "name": env_str("API_LICENSE_NAME", "Proprietary"),
+    "url": env_str("API_LICENSE_URL", f"{BASE_URL}/docs"),
+}
 SPECTACULAR_SETTINGS = {
     "TITLE": "foodservice API",
     "VERSION": "1.0.0",
