@@ -393,15 +393,22 @@ def intro() -> str:
 def _offered_markets(schemas: dict[str, Any]) -> None:
     """The markets offered right now as an enum of ``Market.markets_offered`` (issue
     14.5): the schema is built per request, so it knows them (the catalogue's markets,
-    or ``DEFAULT_MARKETS`` while it is empty)."""
+    or ``DEFAULT_MARKETS`` while it is empty). When the catalogue cannot be read the
+    enum is left out: the reference stays up while the database is down."""
+    from django.db import DatabaseError
+
     from catalogue.selectors import markets_offered
 
     if "Market" not in schemas:
         return
+    try:
+        codes = markets_offered()
+    except DatabaseError:
+        return
     market = schemas["Market"] = copy.deepcopy(schemas["Market"])  # _COMPONENTS stays
     offered = market["properties"]["data"]["properties"]["markets_offered"]
     market["properties"]["data"]["properties"]["markets_offered"] = offered | {
-        "items": offered["items"] | {"enum": markets_offered()}
+        "items": offered["items"] | {"enum": codes}
     }
 
 

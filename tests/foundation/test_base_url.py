@@ -59,6 +59,7 @@ def served(tmp_path: Path, **env: str) -> list[str]:
 
 
 def test_unset_base_url_follows_host_and_port(tmp_path):
+    # An unmigrated database: the reference is still served (no markets enum then).
     lines = served(tmp_path, HOST="127.0.0.1", PORT="8031")
     assert lines[0] == "http://127.0.0.1:8031/docs#tag/unauthorized"
     assert lines[1] == "http://127.0.0.1:8031"
