@@ -390,20 +390,23 @@ def intro() -> str:
     )
 
 
-def _offered_markets(schemas: dict[str, Any]) -> None:
+def _offered_markets(schemas: dict[str, Any], request: Any) -> None:
     """The markets offered right now as an enum of ``Market.markets_offered`` (issue
-    14.5): the schema is built per request, so it knows them (the catalogue's markets,
-    or ``DEFAULT_MARKETS`` while it is empty). When the catalogue cannot be read the
-    enum is left out: the reference stays up while the database is down."""
+    14.5): the served schema is built per request, so it knows them (the catalogue's
+    markets, or ``DEFAULT_MARKETS`` while it is empty). Left out when there is no
+    request (the system checks build the schema too, and must touch no service) and
+    when the catalogue cannot be read: the reference stays up while the database or
+    Redis is down."""
     from django.db import DatabaseError
 
     from catalogue.selectors import markets_offered
+    from keys.cache import REDIS_UNREACHABLE
 
-    if "Market" not in schemas:
+    if "Market" not in schemas or request is None:
         return
     try:
         codes = markets_offered()
-    except DatabaseError:
+    except (DatabaseError, *REDIS_UNREACHABLE):
         return
     market = schemas["Market"] = copy.deepcopy(schemas["Market"])  # _COMPONENTS stays
     offered = market["properties"]["data"]["properties"]["markets_offered"]
@@ -421,7 +424,7 @@ def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bo
     result["servers"] = [{"url": settings.BASE_URL}]
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(_COMPONENTS)
-    _offered_markets(schemas)
+    _offered_markets(schemas, request)
     schemas["Problem"] = generic_problem_schema()
     used = json.dumps(result["paths"])
     for cls in kinds:
