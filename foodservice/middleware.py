@@ -1,4 +1,5 @@
-"""Keeps /v1 answers problem+json even when an exception escapes DRF's views."""
+"""Response fix-ups that hold for every path: /v1 answers stay problem+json even when an
+exception escapes DRF's views, and a 304 carries no Content-Length."""
 
 from __future__ import annotations
 
@@ -34,3 +35,23 @@ class ProblemMiddleware:
             response["Retry-After"] = exception.headers()["Retry-After"]
             return response
         return None
+
+
+class NotModifiedMiddleware:
+    """Drops ``Content-Length`` from every 304 (issue 14.1).
+
+    RFC 9110 15.4.5 lets a 304 carry ``Content-Length`` only when it equals the 200's;
+    Django's ``CommonMiddleware`` sets it to the empty body's ``0``, and caches that
+    copy the 304's headers into their stored response (requests-cache) then serve the
+    full body as ``Content-Length: 0``. Listed before ``CommonMiddleware``, so it runs
+    after it on the way out.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code == 304 and response.has_header("Content-Length"):
+            del response.headers["Content-Length"]
+        return response

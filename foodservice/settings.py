@@ -1,4 +1,4 @@
-"""Settings for foodservice, read from the environment (see docs/configuration.md).
+"""Settings for foodservice, read from the environment (see docs/operations.md, "Configuration").
 
 With no environment at all the service runs on the embedded default: a SQLite file
 under ``var/`` and in-process metering. ``DATABASE_URL`` switches to PostgreSQL and
@@ -16,6 +16,7 @@ from foodservice.env import (
     env_choice,
     env_list,
     env_str,
+    local_base_url,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -42,7 +43,9 @@ KEY_PEPPER = env_str("KEY_PEPPER") or f"key-pepper:{SECRET_KEY}"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # The {base_url} of the spec: problem doc_url links point at {BASE_URL}/docs#tag/<kind>.
-BASE_URL = env_str("BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Unset, it follows the HOST and PORT the server was started on (``make run PORT=8031``
+# exports them; issue 14.8), so every link the service prints and serves reaches it.
+BASE_URL = (env_str("BASE_URL") or local_base_url(env_str("HOST"), env_str("PORT"))).rstrip("/")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -72,6 +75,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "foodservice.middleware.ProblemMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Before CommonMiddleware, so it strips the Content-Length that one adds to a 304.
+    "foodservice.middleware.NotModifiedMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -208,6 +213,17 @@ REST_FRAMEWORK = {
 }
 # Largest request body the API parses (PUT /v1/market is a few bytes).
 API_MAX_BODY_BYTES = 16 * 1024
+# info.contact and info.license of /openapi.json (issue 14.5); set them in production.
+API_CONTACT = {
+    "name": env_str("API_CONTACT_NAME", "foodservice API support"),
+    "url": env_str("API_CONTACT_URL", f"{BASE_URL}/docs"),
+}
+if env_str("API_CONTACT_EMAIL"):
+    API_CONTACT["email"] = env_str("API_CONTACT_EMAIL")
+API_LICENSE = {
+    "name": env_str("API_LICENSE_NAME", "Proprietary"),
+    "url": env_str("API_LICENSE_URL", f"{BASE_URL}/docs"),
+}
 SPECTACULAR_SETTINGS = {
     "TITLE": "foodservice API",
     "VERSION": "1.0.0",
