@@ -27,7 +27,8 @@ class MeterDecision:
     every key of the account. ``retry_after``: whole seconds, rounded up and at least 1,
     until a retry will be admitted (None when admitted). ``bucket_tokens`` and
     ``bucket_full_in``: the burst bucket's whole tokens left and seconds until it is full
-    (None when unthrottled).
+    (None when unthrottled). ``hour``: the hour number the meter counted the request in
+    (what a refund after a 5xx gives back; None when not from a meter decision).
     """
 
     refused_by: Literal["quota", "burst"] | None
@@ -38,6 +39,7 @@ class MeterDecision:
     bucket_tokens: int | None
     bucket_full_in: int | None
     retry_after: int | None = None
+    hour: int | None = None
 
     @property
     def allowed(self) -> bool:
@@ -90,4 +92,5 @@ def decision_for(
         bucket_tokens=None if bucket is None else buckets.tokens(bucket, tally.tat, now_us),
         bucket_full_in=None if full_in is None else -(-full_in // SECOND_US),
         retry_after=retry_after,
+        hour=tally.hour,
     )

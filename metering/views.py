@@ -85,7 +85,13 @@ def _sum_series(series: Sequence[list[UsagePoint]]) -> list[UsagePoint]:
     if not series:
         return []
     return [
-        UsagePoint(points[0].start, sum(p.count for p in points))
+        UsagePoint(
+            points[0].start,
+            sum(p.count for p in points),
+            sum(p.quota_refused for p in points),
+            sum(p.burst_refused for p in points),
+            sum(p.failed for p in points),
+        )
         for points in zip(*series, strict=True)
     ]
 
