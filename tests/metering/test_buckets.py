@@ -149,3 +149,28 @@ def test_old_hours_are_forgotten_by_the_meter_once_copied(clock):
     usage_flush(now=later)
     assert held() == {(principals[0].key_id, hour_of(later))}
     assert history(account) == seen
+
+
+def test_a_burst_of_refused_requests_is_recorded_exactly_and_never_counted(clock):
+    """Issue 16.1: 64 requests at one instant on a bucket of 10: exactly 10 admitted and
+    54 burst 429s, per key exactly as the meter decided them, and the quota counts
+    the 10 only; then quota 429s the same way."""
+    account, principals = tenant(TierLimits(quota=14, window="day", rate=1.0, burst=10))
+    seen: Seen = {}
+    clock.move_to(LAST_SECOND)
+    flood(principals, 16, LAST_SECOND, seen)
+    usage_flush()
+    assert sum(c["admitted"] for c in seen.values()) == 10
+    assert sum(c["burst"] for c in seen.values()) == KEYS * 16 - 10
+    assert history(account) == seen
+    assert charged(account) == 10
+    assert account_usage(account=account, now=LAST_SECOND).request_count == 10
+
+    later = LAST_SECOND + timedelta(seconds=30)  # the bucket is full again
+    clock.move_to(later)
+    flood(principals, 5, later, seen)  # 4 admitted (the quota), 16 quota 429s
+    usage_flush()
+    assert sum(c["quota"] for c in seen.values()) == KEYS * 5 - 4
+    assert history(account) == seen
+    assert charged(account) == 14
+    assert account_usage(account=account, now=later).request_count == 14
