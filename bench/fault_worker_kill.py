@@ -47,6 +47,12 @@ def main() -> int:
     started = time.monotonic()
     redis, env, server = faultkit.on_shared_postgres(args)
     killed: dict[str, object] = {}
+    # Connected before the fault, so that the flush follows the kill within
+    # milliseconds (importing redis-py in the middle of the load took seconds).
+    import redis as redis_py
+
+    store = redis_py.Redis.from_url(redis.url)
+    store.ping()
 
     def kill() -> None:
         before = server.worker_pids()
@@ -54,11 +60,12 @@ def main() -> int:
         os.kill(victim, signal.SIGKILL)
         killed.update(pid=victim, before=set(before), at=time.monotonic())
         if args.then_flush_redis:
-            import redis as redis_py
-
-            redis_py.Redis.from_url(redis.url).flushall()
+            store.flushall()
+            killed["flushed_after"] = time.monotonic() - killed["at"]  # type: ignore[operator]
 
     def replaced(verdict: loadkit.Verdict) -> None:
+        if "flushed_after" in killed:
+            print(f"  Redis flushed {killed['flushed_after']:.3f} s after the kill")
         pids = set(server.worker_pids())
         verdict.check(
             "the master replaced the killed worker",

@@ -258,10 +258,12 @@ def run(
         a.id: loadkit.usage_count(server.port, a.secrets[2] if a is victim else a.secrets[0])
         for a in accounts
     }
-    # The buffer a crash loses holds what was admitted since the last flush began: up to
-    # METER_FLUSH_SECONDS plus the flush's own duration; LOSS_MARGIN also covers the
-    # time between admission and the client seeing the answer (Sample.at).
-    loss_bound = _admitted_in(samples, t_down - FLUSH_SECONDS - LOSS_MARGIN, t_down)
+    # A loss of the meter's data (a Redis restart or flush) loses what was admitted since
+    # the account's last copy to the history: up to METER_FLUSH_SECONDS plus a copy's own
+    # duration; LOSS_MARGIN also covers the time between admission and the client seeing
+    # the answer (Sample.at), before the fault and after it (a request admitted just
+    # before the loss whose answer arrives just after).
+    loss_bound = _admitted_in(samples, t_down - FLUSH_SECONDS - LOSS_MARGIN, t_down + LOSS_MARGIN)
     bad_usage = []
     for a in accounts:
         low = admitted[a.id] - (loss_bound[a.id] if fault.usage_may_trail else 0)
@@ -319,23 +321,34 @@ def run(
         allowed_loss = 0 if exact_history else loss_bound[a.id]
         lost_total += max(0, admitted[a.id] - got)
         if not admitted[a.id] - allowed_loss <= got <= admitted[a.id] + conn_errors[a.id]:
+            if os.environ.get("FAULT_DEBUG"):
+                mine = sorted(
+                    (s.at - t_down, s.status, s.kind) for s in samples if s.account == a.id
+                )
+                print("DEBUG", a.id, [(round(t, 2), st, k) for t, st, k in mine if -4 < t < 6])
             bad_history.append(
                 f"{a.id} ({a.label}): history {got}, admitted {admitted[a.id]}, "
                 f"allowed loss {allowed_loss}"
             )
     needed = max(
         (
-            _window_for_loss(samples, a.id, t_down, admitted[a.id] - history.get(a.id, 0))
+            _window_for_loss(
+                samples, a.id, t_down + LOSS_MARGIN, admitted[a.id] - history.get(a.id, 0)
+            )
             for a in accounts
         ),
         default=0.0,
     )
-    print(f"  history loss explained by the requests of the last {needed:.2f} s before the fault")
+    print(
+        f"  history loss explained by the requests answered in the last {needed:.2f} s "
+        f"before the fault + {LOSS_MARGIN:g} s"
+    )
     bound_text = (
-        "exact: nothing crashed"
+        "exact: nothing may be missing"
         if exact_history
         else f"at most the requests admitted in the {FLUSH_SECONDS:g} s (METER_FLUSH_SECONDS) + "
-        f"{LOSS_MARGIN:g} s before the kill: {sum(loss_bound.values())}; the loss needed "
+        f"{LOSS_MARGIN:g} s before the fault (+ {LOSS_MARGIN:g} s of answers in flight): "
+        f"{sum(loss_bound.values())}; the loss needed "
         f"{needed:.2f} s"
     )
     verdict.check(
