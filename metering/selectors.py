@@ -149,6 +149,26 @@ def key_usage_in_window(*, account: Account, now: datetime | None = None) -> dic
     return counts
 
 
+def key_outcomes_in_window(
+    *, account: Account, now: datetime | None = None
+) -> dict[int, tuple[int, int, int, int]]:
+    """Each key's requests by outcome in the account's current window, from the
+    history: ``{key id: (admitted, quota 429s, burst 429s, failed)}`` for the keys
+    with any; a key without is absent."""
+    window = window_at(account.limits, account.billing_anchor, now or timezone.now())
+    rows = (
+        KeyUsageHour.objects.filter(
+            account=account,
+            hour__gte=hour_start(window.first_hour),
+            hour__lte=hour_start(window.hour),
+        )
+        .values("key_id")
+        .annotate(*(Sum(c) for c in OUTCOME_COLUMNS))
+    )
+    count, quota, burst, failed = (f"{c}__sum" for c in OUTCOME_COLUMNS)
+    return {row["key_id"]: (row[count], row[quota], row[burst], row[failed]) for row in rows}
+
+
 def key_usage_hourly(*, key: ApiKey, now: datetime | None = None) -> list[UsagePoint]:
     """The last 24 hours of ``key``, one point per UTC hour, oldest first, the current
     (partial) hour last; zero-filled. Survives rotation (same key id)."""

@@ -173,13 +173,19 @@ def usage(request: HttpRequest) -> HttpResponse:
     keys = list(keys_for_account(account=account))
     hourly = _sum_series([selectors.key_usage_hourly(key=k, now=now) for k in keys])
     daily = _sum_series([selectors.key_usage_daily(key=k, now=now) for k in keys])
-    counts = key_window_counts(account=account)
+    outcomes = selectors.key_outcomes_in_window(account=account, now=now)
     context = {
         "account": account,
         "limits": account.limits,
         "usage": usage_summary(account=account, now=now),
         "rows": [
-            {"key": k, "state": k.state_at(now), "requests": counts.get(k.pk, 0)} for k in keys
+            {
+                "key": k,
+                "state": k.state_at(now),
+                "requests": outcomes.get(k.pk, (0, 0, 0, 0))[0],
+                "outcomes": outcomes.get(k.pk, (0, 0, 0, 0)),
+            }
+            for k in keys
         ],
         **_charts(hourly, daily),
     }

@@ -200,6 +200,13 @@ def test_charts_stack_admitted_refused_and_failed_requests(owner_client, verifie
     ]
     assert 'class="bar bar--burst"' in page and 'class="bar bar--quota"' in page
 
+    by_key = re.search(r'id="per-key-heading".*?</table>', page, re.S).group(0)
+    cells = [
+        [int(n.replace(",", "")) for n in re.findall(r'<td class="num">([\d,]+)</td>', row)]
+        for row in re.findall(r"<tr>(.*?)</tr>", by_key, re.S)[1:]
+    ]
+    assert cells == [[10, 0, 3, 0], [2, 2, 0, 0]]  # keys a, b this window
+
     key_page = owner_client.get(f"/usage/keys/{first.pk}/").content.decode()
     assert outcome_rows(key_page, "chart-hourly")[-1] == [10, 0, 3, 0]
 
