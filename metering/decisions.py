@@ -30,7 +30,9 @@ class MeterDecision:
     (None when unthrottled). ``quota_admits_in`` and ``bucket_admits_in``: with nothing
     left under that limit, whole seconds (rounded up, at least 1) until it admits a
     request again, else None (issue 14.4: the draft's ``t`` for ``r=0``; on the quota
-    429 it equals ``retry_after``).
+    429 it equals ``retry_after``). ``hour``: the hour number the meter counted the
+    request in (what a refund after a 5xx gives back; None when not from a meter
+    decision).
     """
 
     refused_by: Literal["quota", "burst"] | None
@@ -43,6 +45,7 @@ class MeterDecision:
     retry_after: int | None = None
     quota_admits_in: int | None = None
     bucket_admits_in: int | None = None
+    hour: int | None = None
 
     @property
     def allowed(self) -> bool:
@@ -105,4 +108,5 @@ def decision_for(
         retry_after=retry_after,
         quota_admits_in=quota_admits_in,
         bucket_admits_in=bucket_admits_in,
+        hour=tally.hour,
     )
