@@ -17,6 +17,7 @@ from foodservice.env import (
     env_list,
     env_str,
 )
+from foodservice.redis import topology_from_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("FOODSERVICE_VAR_DIR", str(BASE_DIR / "var")))
@@ -104,21 +105,30 @@ AUTH_USER_MODEL = "accounts.User"
 
 # --- Redis: metering and the shared key cache ----------------------------------------
 REDIS_URL = env_str("REDIS_URL")
+# REDIS_CLUSTER=1: REDIS_URL names one node (a seed) of a Redis Cluster. REDIS_SENTINELS
+# (host:port,...) and REDIS_SENTINEL_MASTER: the primary is the one these sentinels
+# name; REDIS_URL then gives only the database number and credentials. Every Redis
+# client is built by foodservice/redis.py (docs/operations.md, "Redis topologies").
+REDIS_CLUSTER = env_bool("REDIS_CLUSTER", default=False)
+REDIS_SENTINEL_MASTER = env_str("REDIS_SENTINEL_MASTER")
+REDIS_SENTINELS = list(
+    topology_from_settings(
+        url=REDIS_URL,
+        cluster=REDIS_CLUSTER,
+        sentinels=env_list("REDIS_SENTINELS", []),
+        master=REDIS_SENTINEL_MASTER,
+    ).sentinels
+)
 if REDIS_URL:
-    from redis import ConnectionError as _RedisConnectionError
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
     _redis_options = {
         "CLIENT_CLASS": "django_redis.client.DefaultClient",
+        # Builds a plain, Cluster or Sentinel client with short timeouts, one immediate
+        # retry on a broken pooled connection and none on timeouts: redis-py's default
+        # retries with backoff would stall every request for seconds while Redis is down
+        # (the key cache then falls back to the database).
+        "CONNECTION_FACTORY": "foodservice.redis.ConnectionFactory",
         "SOCKET_CONNECT_TIMEOUT": 0.5,
         "SOCKET_TIMEOUT": 0.5,
-        # One immediate retry on a broken pooled connection, none on timeouts: redis-py's
-        # default retries with backoff would stall every request for seconds while Redis
-        # is down (the key cache then falls back to the database).
-        "CONNECTION_POOL_KWARGS": {
-            "retry": Retry(NoBackoff(), 1, supported_errors=(_RedisConnectionError,))
-        },
     }
     CACHES = {
         "default": {

@@ -144,11 +144,11 @@ class RedisMeter:
         return tally
 
     def _run(self, account_id: int, args: list[Any]) -> Tally:
-        import redis
+        from foodservice.redis import UNREACHABLE
 
         try:
             reply = self.script(keys=[self.state_key(account_id)], args=args)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
+        except UNREACHABLE as exc:
             metrics.redis_error(component="meter")
             raise MeterUnavailable(str(exc)) from exc
         outcome, used, tat, hour, *hours = (int(v) for v in reply)
@@ -254,20 +254,16 @@ def _meter_for(backend: str) -> Meter:
 
 
 def redis_client(url: str) -> Any:
-    """The meter's own Redis client: short timeouts, and one immediate retry on a broken
-    connection only (a pooled socket that died with a Redis restart), never on a
-    timeout, where the script may have run and a retry could count a request twice.
+    """The meter's own Redis client for ``url`` in the configured topology (one server,
+    Cluster or Sentinel: foodservice/redis.py): short timeouts, and one immediate retry
+    on a broken connection only (a pooled socket that died with a Redis restart), never
+    on a timeout, where the script may have run and a retry could count a request twice.
     redis-py's default (10 retries with backoff) would stall every request for seconds
     while Redis is down, before the failure policy could answer."""
-    import redis
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
+    from foodservice.redis import connect, current_topology
 
-    return redis.Redis.from_url(
-        url,
-        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-        socket_timeout=TIMEOUT_SECONDS,
-        retry=Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
+    return connect(
+        current_topology(url), timeout=TIMEOUT_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS
     )
 
 
