@@ -149,11 +149,13 @@ UNREACHABLE = _unreachable()
 
 
 def set_many_replicated(cache: Any, values: dict[str, Any], *, timeout: float) -> None:
-    """``cache.set_many(values, timeout)``, and under Sentinel also wait (at most
-    ``WAIT_REPLICA_MS``) until a replica holds the writes: a failover promotes a replica,
-    and a write it never received is lost with the old primary. Raises one of
-    ``UNREACHABLE`` when Redis cannot be reached, or (``redis.ConnectionError``) when no
-    replica acknowledged the writes in time: the caller must not rely on them then.
+    """``cache.set_many(values, timeout)``; under Sentinel, when the primary has a replica,
+    also wait (at most ``WAIT_REPLICA_MS``) until one holds the writes: a failover
+    promotes a replica, and a write it never received is lost with the old primary. (A
+    primary without replicas cannot fail over; a replica that connects later copies the
+    whole data set.) Raises one of ``UNREACHABLE`` when Redis cannot be reached, or
+    ``redis.ConnectionError`` when no replica acknowledged the writes in time: the
+    caller must not rely on them then.
 
     The writes and ``WAIT`` go down one pipeline, so one connection: ``WAIT`` counts the
     writes of the connection it is sent on."""
@@ -161,7 +163,11 @@ def set_many_replicated(cache: Any, values: dict[str, Any], *, timeout: float) -
     if not settings.REDIS_SENTINELS or not hasattr(client, "get_client"):
         cache.set_many(values, timeout=timeout)
         return
-    pipeline = client.get_client(write=True).pipeline(transaction=False)
+    primary = client.get_client(write=True)
+    if not int(primary.info("replication").get("connected_slaves", 0)):
+        cache.set_many(values, timeout=timeout)
+        return
+    pipeline = primary.pipeline(transaction=False)
     for key, value in values.items():
         client.set(key, value, timeout, client=pipeline)
     pipeline.execute_command("WAIT", 1, WAIT_REPLICA_MS)
