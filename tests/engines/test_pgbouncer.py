@@ -4,9 +4,9 @@ A pgbouncer of the test's own (pool_mode = transaction, 4 server connections) in
 of the PostgreSQL of this run; a second pytest runs ``SUBSET`` through it with
 ``DATABASE_PGBOUNCER=1``: one module per kind of request (every API endpoint, the
 dashboard's pages and forms, health, and real gunicorn workers), so every request path
-runs through PgBouncer. Its test database (``test_<name>_pgbouncer``) is kept by
-``--reuse-db`` (PgBouncer holds server connections to it) and dropped here afterwards,
-directly.
+runs through PgBouncer. Its test database (``test_<name>_pgbouncer``) is a copy of this
+run's test database, used with ``--reuse-db`` and dropped here afterwards, directly
+(PgBouncer holds server connections to it, which a DROP from the run would trip on).
 """
 
 from __future__ import annotations
@@ -61,12 +61,19 @@ def pgbouncer() -> Iterator[ThrowawayPgBouncer]:
     bouncer.stop()
 
 
-def test_the_request_paths_pass_through_pgbouncer_in_transaction_mode(pgbouncer):
+def test_the_request_paths_pass_through_pgbouncer_in_transaction_mode(
+    pgbouncer, django_db_setup, django_db_blocker
+):
     db = connection.settings_dict
     name = f"{settings.DATABASES['default']['NAME'].removeprefix('test_')}_pgbouncer"
     test_db = f"test_{name}"
+    # A copy of this run's migrated (and empty) test database, so the second run only
+    # checks its migrations instead of applying them all again.
+    with django_db_blocker.unblock():
+        connection.close()
     with _direct("postgres") as direct:
         direct.execute(f'DROP DATABASE IF EXISTS "{test_db}" WITH (FORCE)')
+        direct.execute(f'CREATE DATABASE "{test_db}" TEMPLATE "{db["NAME"]}"')
     auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env.update(
