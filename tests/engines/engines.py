@@ -231,13 +231,16 @@ class ThrowawayPgBouncer:
             # psycopg sends no startup options other than these.
             "ignore_startup_parameters = extra_float_digits,options\n"
             f"logfile = {self.dir / 'pgbouncer.log'}\n"
+            f"pidfile = {self.dir / 'pgbouncer.pid'}\n"
         )
         if os.geteuid() == 0:
             shutil.chown(self.dir, "postgres", "postgres")
             for path in self.dir.iterdir():
                 shutil.chown(path, "postgres", "postgres")
         self.process = subprocess.Popen(
-            [*_as_postgres_user(), "pgbouncer", str(conf)], stdout=subprocess.DEVNULL
+            [*_as_postgres_user(), "pgbouncer", str(conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         wait_until(lambda: _listening(self.port), timeout=10, what="pgbouncer")
 
@@ -246,7 +249,16 @@ class ThrowawayPgBouncer:
         return path.read_text() if path.exists() else ""
 
     def stop(self) -> None:
-        _stop(self.process)
+        # The Popen is runuser, which does not pass a SIGKILL on: stop pgbouncer itself.
+        pidfile = self.dir / "pgbouncer.pid"
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(pidfile.read_text().strip()), signal.SIGTERM)
+        if self.process is not None:
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
         self.process = None
         shutil.rmtree(self.dir, ignore_errors=True)
 
