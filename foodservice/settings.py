@@ -10,6 +10,8 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
+
 from foodservice.env import (
     database_from_url,
     env_bool,
@@ -18,6 +20,7 @@ from foodservice.env import (
     env_str,
     local_base_url,
 )
+from foodservice.redis import topology_from_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("FOODSERVICE_VAR_DIR", str(BASE_DIR / "var")))
@@ -106,26 +109,63 @@ TEMPLATES = [
 # --- Durable state -----------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL")
 DATABASES = {"default": database_from_url(DATABASE_URL, sqlite_path=VAR_DIR / "db.sqlite3")}
+# DATABASE_PGBOUNCER=1: DATABASE_URL (and the replicas) go through PgBouncer in transaction
+# pooling mode, where a server connection belongs to a client for one transaction only:
+# no server-side cursors (a cursor would outlive its transaction), no prepared statements
+# (PgBouncer < 1.21 cannot route them; Django's psycopg 3 default, made explicit here).
+# Run migrate and load_catalogue against PostgreSQL directly (docs/operations.md).
+DATABASE_PGBOUNCER = env_bool("DATABASE_PGBOUNCER", default=False)
+# DATABASE_REPLICA_URLS: PostgreSQL streaming replicas for catalogue reads (aliases
+# replica1, replica2, ...; foodservice/replicas.py). A replica whose replay lags more
+# than DATABASE_REPLICA_MAX_LAG seconds, or is down, is skipped for the primary.
+DATABASE_REPLICA_URLS = env_list("DATABASE_REPLICA_URLS", [])
+DATABASE_REPLICA_MAX_LAG = float(env_str("DATABASE_REPLICA_MAX_LAG", "30"))
+for _n, _url in enumerate(DATABASE_REPLICA_URLS, start=1):
+    _replica = database_from_url(_url, sqlite_path=VAR_DIR / "db.sqlite3")
+    if not str(_replica["ENGINE"]).endswith("postgresql"):
+        raise ImproperlyConfigured("DATABASE_REPLICA_URLS must be postgres:// URLs")
+    _replica["ENGINE"] = "foodservice.replica_db"
+    _replica["TEST"] = {"MIRROR": "default"}  # tests read the test database
+    DATABASES[f"replica{_n}"] = _replica
+if DATABASE_REPLICA_URLS:
+    DATABASE_ROUTERS = ["foodservice.replicas.ReplicaRouter"]
+    MIDDLEWARE.append("foodservice.replicas.ReplicaReadsMiddleware")
+if DATABASE_PGBOUNCER:
+    for _db in DATABASES.values():
+        if _db["ENGINE"] in ("django.db.backends.postgresql", "foodservice.replica_db"):
+            if _db["OPTIONS"].get("server_side_binding"):
+                raise ImproperlyConfigured("server_side_binding does not work through PgBouncer")
+            _db["DISABLE_SERVER_SIDE_CURSORS"] = True
+            _db["OPTIONS"]["prepare_threshold"] = None
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 
 # --- Redis: metering and the shared key cache ----------------------------------------
 REDIS_URL = env_str("REDIS_URL")
+# REDIS_CLUSTER=1: REDIS_URL names one node (a seed) of a Redis Cluster. REDIS_SENTINELS
+# (host:port,...) and REDIS_SENTINEL_MASTER: the primary is the one these sentinels
+# name; REDIS_URL then gives only the database number and credentials. Every Redis
+# client is built by foodservice/redis.py (docs/operations.md, "Redis topologies").
+REDIS_CLUSTER = env_bool("REDIS_CLUSTER", default=False)
+REDIS_SENTINEL_MASTER = env_str("REDIS_SENTINEL_MASTER")
+REDIS_SENTINELS = list(
+    topology_from_settings(
+        url=REDIS_URL,
+        cluster=REDIS_CLUSTER,
+        sentinels=env_list("REDIS_SENTINELS", []),
+        master=REDIS_SENTINEL_MASTER,
+    ).sentinels
+)
 if REDIS_URL:
-    from redis import ConnectionError as _RedisConnectionError
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
     _redis_options = {
         "CLIENT_CLASS": "django_redis.client.DefaultClient",
+        # Builds a plain, Cluster or Sentinel client with short timeouts, one immediate
+        # retry on a broken pooled connection and none on timeouts: redis-py's default
+        # retries with backoff would stall every request for seconds while Redis is down
+        # (the key cache then falls back to the database).
+        "CONNECTION_FACTORY": "foodservice.redis.ConnectionFactory",
         "SOCKET_CONNECT_TIMEOUT": 0.5,
         "SOCKET_TIMEOUT": 0.5,
-        # One immediate retry on a broken pooled connection, none on timeouts: redis-py's
-        # default retries with backoff would stall every request for seconds while Redis
-        # is down (the key cache then falls back to the database).
-        "CONNECTION_POOL_KWARGS": {
-            "retry": Retry(NoBackoff(), 1, supported_errors=(_RedisConnectionError,))
-        },
     }
     CACHES = {
         "default": {

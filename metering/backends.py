@@ -245,11 +245,11 @@ class RedisMeter:
         return Tally(Outcome(outcome), used, tat, hour, tuple(hours))
 
     def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        import redis
+        from foodservice.redis import UNREACHABLE
 
         try:
             return script(keys=keys, args=args)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
+        except UNREACHABLE as exc:
             metrics.redis_error(component="meter")
             raise MeterUnavailable(str(exc)) from exc
 
@@ -262,7 +262,7 @@ class RedisMeter:
             self._seen.update(account_ids)
 
     def snapshot(self, *, sweep: bool = False) -> list[AccountUsage]:
-        import redis
+        from foodservice.redis import UNREACHABLE
 
         with self._seen_lock:
             ids, self._seen = self._seen, set()
@@ -278,7 +278,7 @@ class RedisMeter:
             for account_id in order:
                 pipe.hgetall(self.state_key(account_id))
             replies = pipe.execute() if order else []
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
+        except UNREACHABLE as exc:
             self.remember(ids)
             metrics.redis_error(component="meter")
             raise MeterUnavailable(str(exc)) from exc
@@ -290,7 +290,7 @@ class RedisMeter:
         return usages
 
     def prune(self, usages: Iterable[AccountUsage], *, before_hour: int) -> None:
-        import redis
+        from foodservice.redis import UNREACHABLE
 
         pipe = self.client.pipeline(transaction=False)
         queued = False
@@ -309,7 +309,7 @@ class RedisMeter:
             return
         try:
             pipe.execute()
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
+        except UNREACHABLE as exc:
             metrics.redis_error(component="meter")
             raise MeterUnavailable(str(exc)) from exc
 
@@ -501,20 +501,16 @@ def _meter_for(backend: str) -> Meter:
 
 
 def redis_client(url: str) -> Any:
-    """The meter's own Redis client: short timeouts, and one immediate retry on a broken
-    connection only (a pooled socket that died with a Redis restart), never on a
-    timeout, where the script may have run and a retry could count a request twice.
+    """The meter's own Redis client for ``url`` in the configured topology (one server,
+    Cluster or Sentinel: foodservice/redis.py): short timeouts, and one immediate retry
+    on a broken connection only (a pooled socket that died with a Redis restart), never
+    on a timeout, where the script may have run and a retry could count a request twice.
     redis-py's default (10 retries with backoff) would stall every request for seconds
     while Redis is down, before the failure policy could answer."""
-    import redis
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
+    from foodservice.redis import connect, current_topology
 
-    return redis.Redis.from_url(
-        url,
-        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-        socket_timeout=TIMEOUT_SECONDS,
-        retry=Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
+    return connect(
+        current_topology(url), timeout=TIMEOUT_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS
     )
 
 

@@ -24,9 +24,15 @@ def markets(base: str, secret: str) -> set[bytes]:
 
 
 def test_changes_made_elsewhere_are_seen_by_every_worker():
+    check_changes_are_seen_by_every_worker()
+
+
+def check_changes_are_seen_by_every_worker(**env: str) -> None:
+    """The test's body; ``env`` adds to the servers' environment (tests/engines run it
+    on a Redis Cluster)."""
     account = AccountFactory(market="")
     key, secret = key_create(account=account, label="shared")
-    with gunicorn(workers=2) as base:
+    with gunicorn(workers=2, **env) as base:
         assert statuses(base, secret) == {200}
         assert all(b'"market":null' in body for body in markets(base, secret))
 
