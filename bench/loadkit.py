@@ -739,8 +739,8 @@ def write_section(heading: str, body: str) -> None:
 FAULTS_INTRO = (
     "Issue 7.6. Each script starts its own gunicorn (via `gunicorn.conf.py`) on "
     "127.0.0.1, drives the load of `bench/loadkit.py` through it, breaks one part in the "
-    "middle, and checks what the documented policy promises (docs/operations.md "Load and faults"). Each "
-    "rewrites its own subsection below."
+    "middle, and checks what the documented policy promises (docs/operations.md, "
+    "'Load and faults'). Each rewrites its own subsection below."
 )
 
 
