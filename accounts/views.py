@@ -21,15 +21,16 @@ from accounts import emails, tokens
 from accounts.forms import SELF_SERVE_TIERS, MarketForm, SignInForm, SignUpForm, TierChangeForm
 from accounts.models import Account, User
 from accounts.selectors import markets_offered
-from accounts.services import user_verify_email
+from accounts.services import account_for_user, user_verify_email
 from accounts.tiers import Tier, tier_limits
 from keys.selectors import keys_for_account
 from metering.views import usage_summary
 
 
 def account_of(request: HttpRequest) -> Account:
-    """The signed-in person's account (every dashboard page works on it alone)."""
-    return Account.objects.select_related("owner").get(owner=request.user)
+    """The signed-in person's account (every dashboard page works on it alone), created
+    on first need for users that have none (``createsuperuser``)."""
+    return account_for_user(user=request.user)
 
 
 # --- Sign-up, verification, sign-in ------------------------------------------------------
