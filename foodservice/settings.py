@@ -69,6 +69,9 @@ MIDDLEWARE = [
     "foodservice.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "foodservice.middleware.ProblemMiddleware",
+    # Before anything reads the session or the database: NUL and other control
+    # characters get a 404/400 on every route (issue 11.6).
+    "foodservice.controlchars.ControlCharacterMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
