@@ -78,6 +78,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A sign-in the limit refused gets the 429 page, whichever form asked (issue 11.2).
+    "accounts.middleware.SignInLimitMiddleware",
 ]
 
 ROOT_URLCONF = "foodservice.urls"
@@ -232,6 +234,14 @@ EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "foodservice <noreply@localhost>")
+# Every password sign-in (dashboard and admin) passes the sign-in limit (issue 11.2,
+# accounts/signin_limit.py, docs/dashboard.md "Security").
+AUTHENTICATION_BACKENDS = ["accounts.backends.LimitedModelBackend"]
+SIGNIN_MAX_FAILURES = 10  # wrong passwords per (e-mail address, client) per 15 minutes
+SIGNIN_ACCOUNT_CEILING = int(env_str("SIGNIN_ACCOUNT_CEILING", "100"))  # per address
+# Reverse proxies in front of the service that append to X-Forwarded-For; 0 ignores it
+# (foodservice/clientaddr.py).
+TRUSTED_PROXY_COUNT = int(env_str("TRUSTED_PROXY_COUNT", "0"))
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
