@@ -6,6 +6,7 @@ never returns a record outside it; a missing or invisible record is ``NotFound``
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -19,6 +20,7 @@ from catalogue.nutrients import BY_SLUG, HEADLINES
 from catalogue.paging import Position
 from catalogue.params import FoodQuery
 from foodservice import problems
+from keys.cache import REDIS_UNREACHABLE
 
 # Matches are counted up to these many; meta.total_exact says whether the count is
 # exact. A search counts up to the Taster depth (spec 8.2: what a Taster may read):
@@ -267,11 +269,16 @@ def markets_offered() -> list[str]:
     """Market codes an account may choose: those the catalogue holds foods for, or the
     settings' ``DEFAULT_MARKETS`` while it is empty. Cached for a minute (it is read on
     every ``GET /v1/market``); ``catalogue_cache_forget()`` drops the cache after a load."""
-    codes = cache.get(MARKETS_CACHE_KEY)
+    codes = None
+    # Redis unreachable is a miss: the market page and PUT /v1/market still answer
+    # from the database (issue 11.4).
+    with contextlib.suppress(*REDIS_UNREACHABLE):
+        codes = cache.get(MARKETS_CACHE_KEY)
     if codes is None:
         with_foods = Market.objects.filter(Exists(Food.objects.filter(market=OuterRef("pk"))))
         codes = sorted(with_foods.values_list("code", flat=True))
-        cache.set(MARKETS_CACHE_KEY, codes, MARKETS_CACHE_SECONDS)
+        with contextlib.suppress(*REDIS_UNREACHABLE):
+            cache.set(MARKETS_CACHE_KEY, codes, MARKETS_CACHE_SECONDS)
     return list(codes) or sorted(settings.DEFAULT_MARKETS)
 
 
