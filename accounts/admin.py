@@ -6,7 +6,9 @@ the tier and Executive Chef's limits are saved by ``account_set_tier``. Accounts
 created by sign-up or ``create_account``, never here; the market is the customer's choice.
 Accounts and keys are never deleted here (a deleted key could stay in the shared key
 cache, and its usage history would go), so neither is a user who owns an account: the
-admin refuses the cascade. To cut a customer off, revoke their keys.
+admin refuses the cascade. To cut a customer off, untick the owner's "Active": every key
+of the account answers 401 from the next request (``keys.signals``); ticking it again
+restores them. Revoking keys is for good.
 """
 
 from __future__ import annotations

@@ -66,6 +66,21 @@ def account_create(
     return account
 
 
+def account_for_user(*, user: User) -> Account:
+    """``user``'s account, created (Taster, no market) on first need: a user made by
+    ``createsuperuser`` or in the admin has none until then (issue 11.5). Safe under
+    concurrency: the one-to-one constraint lets one creation win and the rest read it."""
+    try:
+        return Account.objects.select_related("owner").get(owner=user)
+    except Account.DoesNotExist:
+        pass
+    try:
+        with transaction.atomic():
+            return Account.objects.create(owner=user)
+    except IntegrityError:  # a concurrent first request created it
+        return Account.objects.select_related("owner").get(owner=user)
+
+
 def account_set_tier(
     *,
     account: Account,

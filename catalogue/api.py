@@ -19,10 +19,17 @@ from catalogue import policies, selectors, serializers
 from catalogue.conditional import CACHE_CONTROL, VARY, etag_for, is_not_modified
 from catalogue.paging import Position, cursor_dumps, position_for, with_cursor_search
 from catalogue.params import MAX_PAGE_OFFSET, FoodQuery, parse_food_query
+from foodservice.controlchars import refuse_in_api
 from metering.api import MeteredAPIView
 
 
 class CatalogueReadView(MeteredAPIView):
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        """After authentication and metering: a control character in a path parameter is
+        a 404, in a query parameter a 400 (issue 11.6), before any query."""
+        super().initial(request, *args, **kwargs)
+        refuse_in_api(path_parameters=kwargs.values(), query=request.query_params)
+
     def respond(self, request: Request, body: dict[str, Any]) -> Response:
         """200 with ``body``, or 304 with no body when ``If-None-Match`` holds its tag."""
         etag = etag_for(body)

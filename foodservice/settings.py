@@ -77,6 +77,9 @@ MIDDLEWARE = [
     "foodservice.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "foodservice.middleware.ProblemMiddleware",
+    # Before anything reads the session or the database: NUL and other control
+    # characters get a 404/400 on every route (issue 11.6).
+    "foodservice.controlchars.ControlCharacterMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Before CommonMiddleware, so it strips the Content-Length that one adds to a 304.
     "foodservice.middleware.NotModifiedMiddleware",
@@ -85,6 +88,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A sign-in the limit refused gets the 429 page, whichever form asked (issue 11.2).
+    "accounts.middleware.SignInLimitMiddleware",
 ]
 
 ROOT_URLCONF = "foodservice.urls"
@@ -289,6 +294,15 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "foodservice <noreply@localhost>")
 # An SMTP server that hangs must not hold the usage flusher (quota alerts) for long.
 EMAIL_TIMEOUT = int(env_str("EMAIL_TIMEOUT", "10"))
+# Every password sign-in (dashboard and admin) passes the sign-in limit (issue 11.2,
+# accounts/signin_limit.py, docs/dashboard.md "Security").
+AUTHENTICATION_BACKENDS = ["accounts.backends.LimitedModelBackend"]
+SIGNIN_MAX_FAILURES = 10  # wrong passwords per (e-mail address, client) per 15 minutes
+SIGNIN_ACCOUNT_CEILING = int(env_str("SIGNIN_ACCOUNT_CEILING", "100"))  # per address
+# Reverse proxies in front of the service that append to X-Forwarded-For; 0 ignores it
+# (foodservice/clientaddr.py); the audit log records
+# the client address they saw.
+TRUSTED_PROXY_COUNT = int(env_str("TRUSTED_PROXY_COUNT", "0"))
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -338,6 +352,3 @@ LOGGING = {
 # The usage flusher checks the accounts it has written for quota alerts at most this
 # often (seconds, per worker); 0 leaves the check to `manage.py send_quota_alerts`.
 QUOTA_ALERT_CHECK_SECONDS = float(env_str("QUOTA_ALERT_CHECK_SECONDS", "60"))
-# How many proxies of ours append to X-Forwarded-For (0: trust only the socket's
-# address). The audit log records the client address those proxies saw.
-TRUSTED_PROXY_HOPS = int(env_str("TRUSTED_PROXY_HOPS", "0"))

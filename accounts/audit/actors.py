@@ -2,7 +2,7 @@
 
 Adapters build one (``Actor.for_request`` in a view or the admin, ``Actor.operator`` in a
 command) and pass it keyword-only; a service called without one records ``SYSTEM``. The
-client address is the socket peer (``REMOTE_ADDR``), unless ``settings.TRUSTED_PROXY_HOPS``
+client address is the socket peer (``REMOTE_ADDR``), unless ``settings.TRUSTED_PROXY_COUNT``
 says how many proxies of ours append to ``X-Forwarded-For``: then the address those
 proxies saw. A value that is not an IP address is dropped, never stored.
 """
@@ -59,7 +59,7 @@ def client_address(request: HttpRequest | None) -> str | None:
     """The client's IP address (module docstring), or None when unknown or not an IP."""
     if request is None:
         return None
-    hops = settings.TRUSTED_PROXY_HOPS
+    hops = settings.TRUSTED_PROXY_COUNT
     candidate = request.META.get("REMOTE_ADDR", "")
     if hops > 0:
         forwarded = [p.strip() for p in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]

@@ -274,7 +274,7 @@ def test_admin_sign_in_is_recorded_too(db):
     ],
 )
 def test_client_address(rf, settings, hops, remote, forwarded, expected):
-    settings.TRUSTED_PROXY_HOPS = hops
+    settings.TRUSTED_PROXY_COUNT = hops
     request = rf.get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
     assert client_address(request) == expected
 
