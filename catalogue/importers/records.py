@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalogue import text
+from catalogue import ranking
 from catalogue.nutrients import headline_columns
 
 
@@ -67,12 +67,12 @@ class FoodRecord:
     def columns(self) -> dict[str, Any]:
         """The ``Food`` column values, except ``category`` (the writer resolves it)."""
         first = self.portions[0] if self.portions else None
+        headlines = headline_columns(self.nutrients)
         return {
             "public_id": self.public_id,
             "source": self.source,
             "source_id": self.source_id,
             "name": self.name,
-            "search_name": text.search_name(self.name),
             "data_type": self.data_type,
             "brand_owner": self.brand_owner,
             "brand_key": self.brand_owner.casefold(),
@@ -82,7 +82,10 @@ class FoodRecord:
             "portions": [p.as_dict() for p in self.portions],
             "nutrients": self.nutrients,
             "content_hash": self.content_hash(),
-            **headline_columns(self.nutrients),
+            **headlines,
+            **ranking.food_search_columns(
+                name=self.name, data_type=self.data_type, headlines=headlines
+            ),
         }
 
 
