@@ -68,6 +68,20 @@ _SUMMARY = _object(
             {h.column: NULLABLE_NUMBER for h in HEADLINES},
             "The headline nutrients per 100 g; null when not measured (never 0).",
         ),
+        "nutrients_per_serving": _object(
+            {h.column: NULLABLE_NUMBER for h in HEADLINES},
+            "The headline nutrients per serving (serving.gram_weight); null without one.",
+        )
+        | {"nullable": True},
+        "variants": _object(
+            {
+                "count": {"type": "integer", "minimum": 2},
+                "list": {"type": "string", "description": "A path listing every one."},
+            },
+            "Set when look-alikes of this food (same name, data type and nutrients) are "
+            "hidden from the search; null otherwise.",
+        )
+        | {"nullable": True},
         "links": _links("self"),
     },
     "A food as listed.",
@@ -88,6 +102,7 @@ _DETAIL["properties"] |= {
                 "name": {"type": "string"},
                 "unit": {"type": "string"},
                 "amount_per_100g": {"type": "number"},
+                "amount_per_serving": NULLABLE_NUMBER,
             }
         ),
     },
@@ -137,6 +152,11 @@ FOOD_LIST = component(
             "meta": _object(
                 {
                     "q": NULLABLE_STRING,
+                    "corrected_q": NULLABLE_STRING
+                    | {
+                        "description": "The query searched instead of q when q (nearly) "
+                        "matched nothing: 'showing results for ...'."
+                    },
                     "sort": {"type": "string"},
                     "market": NULLABLE_STRING,
                     "offset": {"type": "integer", "minimum": 0},
@@ -236,6 +256,12 @@ def food_list_parameters() -> list[OpenApiParameter]:
             {"type": "string", "maxLength": 2000},
             query,
             description="An opaque position from `links.next` or `links.prev`.",
+        ),
+        OpenApiParameter(
+            "variant_of",
+            {"type": "string", "pattern": "^[a-z0-9]{2,8}-[A-Za-z0-9]{1,32}$"},
+            query,
+            description="A food id: list that food's look-alikes (a result's `variants.list`).",
         ),
     ]
     for h in HEADLINES:
