@@ -4,8 +4,8 @@ catalogue's vocabulary for the words of a query that (nearly) match nothing.
 The vocabulary is every distinct word (3+ characters, not only digits) of the foods'
 ``search_name`` with how many foods hold it, so whatever ``catalogue.text.searchable_text``
 makes searchable is also a correction target. PostgreSQL keeps it in ``catalogue_word``
-(triggers, migration 0006) and finds candidates with a ``pg_trgm`` GiST nearest-neighbour
-scan; SQLite (development and tests, SR28-sized) counts it from the names in Python,
+(triggers, migration 0006) and finds candidates with a ``pg_trgm`` similarity search
+(``%``, GIN index); SQLite (development and tests, SR28-sized) counts it from the names in Python,
 cached until the catalogue changes. Either way the candidates are then ranked by
 optimal-string-alignment distance (rapidfuzz: insertions, deletions, substitutions and
 transpositions of adjacent letters, each one edit), then by how many foods hold them.
@@ -105,10 +105,11 @@ def _candidates(term: str) -> list[Word]:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(
-                "(SELECT word, foods FROM catalogue_word WHERE foods > 0 "
-                "ORDER BY word <-> %s LIMIT %s) UNION "
-                "SELECT word, foods FROM catalogue_word WHERE word = ANY(%s) AND foods > 0",
-                (term, CANDIDATES, sorted(one_edit(term))),
+                "(SELECT word, foods FROM catalogue_word WHERE word %% %s AND foods > 0 "
+                "ORDER BY similarity(word, %s) DESC LIMIT %s) UNION "
+                "SELECT w.word, w.foods FROM unnest(%s::text[]) AS u(word) "
+                "JOIN catalogue_word w ON w.word = u.word WHERE w.foods > 0",
+                (term, term, CANDIDATES, sorted(one_edit(term))),
             )
             return [Word(*row) for row in cursor.fetchall()]
     vocabulary = _sqlite_vocabulary()
