@@ -9,8 +9,8 @@ makes searchable is also a correction target. PostgreSQL keeps it in ``catalogue
 cached until the catalogue changes. Either way the candidates are then ranked by
 optimal-string-alignment distance (rapidfuzz: insertions, deletions, substitutions and
 transpositions of adjacent letters, each one edit), then by how many foods hold them.
-On PostgreSQL the words one edit away are looked up too (``one_edit``): trigrams miss
-a transposition in a short word.
+On PostgreSQL, when the trigram candidates hold no correction, the words one edit away
+are looked up too (``one_edit``): trigrams miss a transposition in a short word.
 """
 
 from __future__ import annotations
@@ -68,8 +68,15 @@ def correct(q: str) -> str | None:
 
 
 def _closest(term: str, *, limit: int, minimum: int) -> str | None:
+    best = _best(term, _candidates(term), limit=limit, minimum=minimum)
+    if best is None and connection.vendor == "postgresql":
+        best = _best(term, _one_edit_words(term), limit=limit, minimum=minimum)
+    return best
+
+
+def _best(term: str, candidates: list[Word], *, limit: int, minimum: int) -> str | None:
     ranked = []
-    for candidate in _candidates(term):
+    for candidate in candidates:
         if candidate.foods < minimum or candidate.word == term:
             continue
         distance = OSA.distance(term, candidate.word, score_cutoff=limit)
@@ -105,11 +112,9 @@ def _candidates(term: str) -> list[Word]:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(
-                "(SELECT word, foods FROM catalogue_word WHERE word %% %s AND foods > 0 "
-                "ORDER BY similarity(word, %s) DESC LIMIT %s) UNION "
-                "SELECT w.word, w.foods FROM unnest(%s::text[]) AS u(word) "
-                "JOIN catalogue_word w ON w.word = u.word WHERE w.foods > 0",
-                (term, term, CANDIDATES, sorted(one_edit(term))),
+                "SELECT word, foods FROM catalogue_word WHERE word %% %s AND foods > 0 "
+                "ORDER BY similarity(word, %s) DESC LIMIT %s",
+                (term, term, CANDIDATES),
             )
             return [Word(*row) for row in cursor.fetchall()]
     vocabulary = _sqlite_vocabulary()
@@ -118,6 +123,18 @@ def _candidates(term: str) -> list[Word]:
         limit=CANDIDATES,
     )  # fmt: skip
     return [Word(word, vocabulary[word]) for word, _, _ in found]
+
+
+def _one_edit_words(term: str) -> list[Word]:
+    """PostgreSQL: the vocabulary words one edit from ``term``, looked up when the
+    trigram candidates hold no correction (trigrams miss a swap in a short word)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT w.word, w.foods FROM unnest(%s::text[]) AS u(word) "
+            "JOIN catalogue_word w ON w.word = u.word WHERE w.foods > 0",
+            (sorted(one_edit(term)),),
+        )
+        return [Word(*row) for row in cursor.fetchall()]
 
 
 _cache: dict[str, tuple[tuple[object, ...], Counter[str]]] = {}
