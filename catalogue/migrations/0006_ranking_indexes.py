@@ -28,10 +28,12 @@ PHRASE_SELECT = (
     "FROM {source} {t}, LATERAL catalogue_food_phrases({t}.search_stems, {t}.search_heads) p "
     "WHERE coalesce({t}.variant_count, 1) > 0"
 )
-# What decides a food's phrase rows: a change of any of these rewrites them.
-PHRASE_INPUTS = "search_name, search_stems, search_heads, rank_quality, variant_count, market_id"
-_OLD = ", ".join(f"o.{c}" for c in PHRASE_INPUTS.split(", "))
-_NEW = ", ".join(f"n.{c}" for c in PHRASE_INPUTS.split(", "))
+# What decides a food's phrase rows: a change of any of these rewrites them (of the
+# look-alike count, only whether the food is shown).
+PHRASE_INPUTS = "search_name, search_stems, search_heads, rank_quality, market_id"
+_SHOWN = "coalesce({t}.variant_count, 1) > 0"
+_OLD = ", ".join([*(f"o.{c}" for c in PHRASE_INPUTS.split(", ")), _SHOWN.format(t="o")])
+_NEW = ", ".join([*(f"n.{c}" for c in PHRASE_INPUTS.split(", ")), _SHOWN.format(t="n")])
 CHANGED = f"({_OLD}) IS DISTINCT FROM ({_NEW})"
 UPDATED = "JOIN new_foods n ON n.id = o.id"
 # Deletes the phrase rows of the old foods (those ``changed``), by their whole index key.

@@ -8,6 +8,8 @@ import pytest
 from catalogue import ranking, spelling, text, variants
 from catalogue.importers.load import catalogue_load
 from catalogue.models import Food
+from catalogue.paging import Position, cursor_dumps
+from catalogue.params import parse_food_query
 from tests.catalogue.conftest import DATA
 from tests.factories import FoodFactory, MarketFactory
 
@@ -114,12 +116,24 @@ def test_same_name_with_different_nutrients_stays_apart(lookalikes, taster):
     assert all(row["variants"] is None for row in shown)
 
 
-def test_a_food_written_after_a_load_is_grouped_by_the_next_refresh(lookalikes):
+def test_a_food_written_after_a_load_is_grouped_by_the_next_refresh(lookalikes, taster):
     original = Food.objects.get(public_id="sr28-09040")
     FoodFactory(name="Bananas, raw", market=original.market, nutrients=original.nutrients)
     assert variants.refresh() == 2  # the new copy hidden, the SR28 record counts 3
     original.refresh_from_db()
     assert original.variant_count == 3
+    body = taster.get("/v1/foods", {"q": "bananas raw"}).json()  # the phrase index follows
+    shown = [row for row in body["data"] if row["name"] == "Bananas, raw"]
+    assert [row["id"] for row in shown] == ["sr28-09040"]
+    assert shown[0]["variants"]["count"] == 3
+
+
+def test_a_cursor_from_before_the_ranking_change_is_a_400(lookalikes, taster):
+    query = parse_food_query({"q": ["banana"]})
+    old = cursor_dumps(Position(20, (4, 10, 1)), fingerprint=query.fingerprint())
+    response = taster.get("/v1/foods", {"q": "banana", "cursor": old})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["parameter"] == "cursor"
 
 
 @pytest.mark.parametrize("value", ["", "nope", "sr28-", "x" * 50, "sr28-01001'"])
