@@ -333,7 +333,11 @@ def write_results(loads: list[str], figures: list[str], plans: list[str]) -> Non
         "depth-cap rows skip queries with fewer than 1,000 matches; the cursor rows start "
         "from the signed position links.next carries (a keyset page). The prefix row is "
         "informative (no target): words being typed, whose deep pages lie past the phrase "
-        "matches, so every other match is ranked.",
+        "matches, so every other match is ranked. The misspelling row (issue 12) is a search "
+        "whose words match (almost) nothing, its correction (catalogue.spelling: a vocabulary "
+        "look-up, pg_trgm candidates, maybe the words one edit away) and the corrected "
+        "search. Record by id does the same work as before issue 12: on a loaded machine, "
+        "compare the other rows with it.",
         "",
         "### Query plans",
         "",
