@@ -110,6 +110,7 @@ FALLBACK_BELOW = 200
 def _food_page(
     query: FoodQuery, market: str | None, depth: int | None, position: Position
 ) -> FoodPage:
+    """``food_search`` without the spelling fallback."""
     queryset = _filtered(query, market)
     if query.q:
         queryset = search.match(queryset, query.q)
