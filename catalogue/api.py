@@ -60,6 +60,8 @@ class FoodListView(CatalogueReadView):
         links = _links(request, params, query, page, fingerprint)
         meta = {
             "q": query.q or None,
+            # The query searched instead of q when q (nearly) matched nothing.
+            "corrected_q": page.corrected_q,
             "sort": query.sort.text,
             "market": market,
             "offset": page.offset,

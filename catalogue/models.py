@@ -12,9 +12,12 @@ Shaped for the reads the API does, on PostgreSQL first:
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 
 from catalogue.nutrients import HEADLINES
+from catalogue.ranking import food_search_columns
 
 # The names of the markets the loaders create (catalogue.importers.writer), also shown
 # for ``settings.DEFAULT_MARKETS`` while the catalogue is empty.
@@ -97,6 +100,16 @@ class Food(models.Model):
     # indexes hold beside ``search_name`` (migration 0005): matched, never ranked by.
     local_names = models.JSONField(default=dict, blank=True)
     search_aliases = models.TextField(default="", blank=True)
+    # Ranking (catalogue.text.search_forms, catalogue.ranking; docs/catalogue.md,
+    # "Relevance"), e.g. " banana raw " and "|banana|". Nullable (also the strings) so
+    # that adding them never rebuilds the SQLite table (whose FTS triggers it would drop).
+    search_stems = models.CharField(max_length=400, null=True, blank=True)  # noqa: DJ001
+    search_heads = models.CharField(max_length=400, null=True, blank=True)  # noqa: DJ001
+    rank_quality = models.PositiveSmallIntegerField(null=True, blank=True)  # 0 best
+    # Look-alikes share a variant_key; the one shown in searches has variant_count = the
+    # group's size, the others 0 (catalogue.variants.refresh). None: not grouped yet.
+    variant_key = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
+    variant_count = models.PositiveIntegerField(null=True, blank=True)
     data_type = models.CharField(max_length=32, choices=DataType.choices)
     category = models.ForeignKey(
         Category, null=True, blank=True, on_delete=models.PROTECT, related_name="foods"
@@ -134,8 +147,25 @@ class Food(models.Model):
             models.Index(fields=["search_name", "id"], name="food_name_idx"),
             models.Index(fields=["data_type"], name="food_data_type_idx"),
             models.Index(fields=["brand_key"], name="food_brand_idx"),
+            models.Index(fields=["variant_key"], name="food_variant_idx"),
             *(models.Index(fields=[h.column, "id"], name=f"food_{h.slug}_idx") for h in HEADLINES),
         ]
 
     def __str__(self) -> str:
         return f"{self.public_id} {self.name}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Saves with the search and ranking columns recomputed from the name, data type
+        and headline nutrients (catalogue.ranking.food_search_columns). Writes that
+        bypass ``save`` (``update``, ``bulk_create``, the loader's COPY) must write
+        them from that function too."""
+        headlines = {h.column: getattr(self, h.column) for h in HEADLINES}
+        columns = food_search_columns(name=self.name, data_type=self.data_type, headlines=headlines)
+        columns.pop("variant_count")  # a group's count is catalogue.variants.refresh's
+        for field, value in columns.items():
+            setattr(self, field, value)
+        if self.variant_count is None:
+            self.variant_count = 1
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], *columns}
+        super().save(*args, **kwargs)

@@ -68,6 +68,20 @@ _SUMMARY = _object(
             {h.column: NULLABLE_NUMBER for h in HEADLINES},
             "The headline nutrients per 100 g; null when not measured (never 0).",
         ),
+        "nutrients_per_serving": _object(
+            {h.column: NULLABLE_NUMBER for h in HEADLINES},
+            "The headline nutrients per serving (serving.gram_weight); null without one.",
+        )
+        | {"nullable": True},
+        "variants": _object(
+            {
+                "count": {"type": "integer", "minimum": 2},
+                "list": {"type": "string", "description": "A path listing every one."},
+            },
+            "Set when look-alikes of this food (same name, data type and nutrients) are "
+            "hidden from the search; null otherwise.",
+        )
+        | {"nullable": True},
         "links": _links("self"),
     },
     "A food as listed.",
@@ -81,6 +95,7 @@ _NUTRIENT_AMOUNT = _object(
         "name": {"type": "string"},
         "unit": {"type": "string"},
         "amount_per_100g": {"type": "number"},
+        "amount_per_serving": NULLABLE_NUMBER,
     }
 )
 _NUTRIENT_AMOUNT["properties"]["sd_per_100g"] = {
@@ -146,6 +161,11 @@ FOOD_LIST = component(
             "meta": _object(
                 {
                     "q": NULLABLE_STRING,
+                    "corrected_q": NULLABLE_STRING
+                    | {
+                        "description": "The query searched instead of q when q (nearly) "
+                        "matched nothing: 'showing results for ...'."
+                    },
                     "sort": {"type": "string"},
                     "market": NULLABLE_STRING,
                     "offset": {"type": "integer", "minimum": 0},
@@ -248,6 +268,12 @@ def food_list_parameters() -> list[OpenApiParameter]:
             description="An opaque position from `links.next` or `links.prev`. It carries "
             "its search, so it may be sent alone; any other parameter sent with it must "
             "describe the same search (else 400).",
+        ),
+        OpenApiParameter(
+            "variant_of",
+            {"type": "string", "pattern": "^[a-z0-9]{2,8}-[A-Za-z0-9]{1,32}$"},
+            query,
+            description="A food id: list that food's look-alikes (a result's `variants.list`).",
         ),
     ]
     for h in HEADLINES:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
+from catalogue import variants
 from catalogue.importers import fdc, ifct, sr28
 from catalogue.importers.progress import Progress
 from catalogue.importers.records import FoodRecord, Skipped
@@ -52,22 +53,27 @@ def catalogue_load(
     started = time.monotonic()
     reader = _reader(source, path)
     skipped = 0
-    with transaction.atomic(), deferred_indexes() as fresh:
-        writer = Writer(fresh=fresh)
-        writer.nutrients(reader.nutrient_defs(), authoritative=source == "sr28")
-        loaded = 0
-        for item in reader.records():
-            if isinstance(item, Skipped):
-                skipped += 1
-                on_skip(item)
-                continue
-            if limit is not None and loaded >= limit:
-                break
-            writer.add(item)
-            loaded += 1
-            if progress and loaded % 1000 == 0:
-                progress.update(done=reader.lines.bytes_read, total=reader.lines.size, rows=loaded)
-        writer.flush()
+    with transaction.atomic():
+        with deferred_indexes() as fresh:
+            writer = Writer(fresh=fresh)
+            writer.nutrients(reader.nutrient_defs(), authoritative=source == "sr28")
+            loaded = 0
+            for item in reader.records():
+                if isinstance(item, Skipped):
+                    skipped += 1
+                    on_skip(item)
+                    continue
+                if limit is not None and loaded >= limit:
+                    break
+                writer.add(item)
+                loaded += 1
+                if progress and loaded % 1000 == 0:
+                    progress.update(
+                        done=reader.lines.bytes_read, total=reader.lines.size, rows=loaded
+                    )
+            writer.flush()
+        # Look-alike groups may have gained or lost members (indexes built by now).
+        variants.refresh()
     if progress:
         progress.update(done=reader.lines.size, total=reader.lines.size, rows=loaded, final=True)
     if connection.vendor == "postgresql":
@@ -76,7 +82,7 @@ def catalogue_load(
         with connection.cursor() as cursor:
             # VACUUM cannot run inside a transaction (an outer atomic block, a test).
             vacuum = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
-            cursor.execute(f"{vacuum} catalogue_food, catalogue_food_phrase")
+            cursor.execute(f"{vacuum} catalogue_food, catalogue_food_phrase, catalogue_word")
     catalogue_cache_forget()
     counts = writer.counts
     return LoadReport(

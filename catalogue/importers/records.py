@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalogue import text
+from catalogue import ranking, text
 from catalogue.nutrients import headline_columns
 
 
@@ -73,12 +73,12 @@ class FoodRecord:
     def columns(self) -> dict[str, Any]:
         """The ``Food`` column values, except ``category`` (the writer resolves it)."""
         first = self.portions[0] if self.portions else None
+        headlines = headline_columns(self.nutrients)
         return {
             "public_id": self.public_id,
             "source": self.source,
             "source_id": self.source_id,
             "name": self.name,
-            "search_name": text.search_name(self.name),
             "local_names": {language: list(names) for language, names in self.local_names.items()},
             "search_aliases": text.search_aliases(self.local_names),
             "data_type": self.data_type,
@@ -91,7 +91,10 @@ class FoodRecord:
             "nutrients": self.nutrients,
             "nutrient_sd": self.nutrient_sd,
             "content_hash": self.content_hash(),
-            **headline_columns(self.nutrients),
+            **headlines,
+            **ranking.food_search_columns(
+                name=self.name, data_type=self.data_type, headlines=headlines
+            ),
         }
 
 

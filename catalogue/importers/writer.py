@@ -134,7 +134,7 @@ def deferred_indexes() -> Iterator[bool]:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT indexname, indexdef FROM pg_indexes "
-            "WHERE tablename IN ('catalogue_food', 'catalogue_food_phrase') "
+            "WHERE tablename IN ('catalogue_food', 'catalogue_food_phrase', 'catalogue_word') "
             "AND indexdef NOT LIKE 'CREATE UNIQUE INDEX%'"
         )
         definitions = cursor.fetchall()

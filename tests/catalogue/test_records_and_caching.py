@@ -20,7 +20,10 @@ def test_food_record_has_portions_and_every_measured_nutrient(sr28_small, taster
     protein = next(n for n in body["nutrients"] if n["id"] == 203)
     assert protein == {
         "id": 203, "number": "203", "name": "Protein", "unit": "g", "amount_per_100g": 0.85,
+        "amount_per_serving": 0.0425,  # the serving: 1 pat, 5 g
     }  # fmt: skip
+    assert body["serving"]["gram_weight"] == 5.0
+    assert body["nutrients_per_serving"]["protein_g"] == 0.0425
     assert len(body["nutrients"]) == len(Food.objects.get(public_id="sr28-01001").nutrients)
 
 

@@ -131,7 +131,8 @@ def test_foods_list_documents_search_filters_sorting_and_paging(openapi: dict[st
     operation = openapi["paths"]["/v1/foods"]["get"]
     query = {p["name"]: p for p in operation["parameters"] if p["in"] == "query"}
     ranges = {f"{h.slug}_{bound}" for h in HEADLINES for bound in ("min", "max")}
-    fixed = {"q", "data_type", "category", "brand", "market", "sort", "page", "page_size", "cursor"}
+    fixed = {"q", "data_type", "category", "brand", "market", "sort", "page", "page_size", "cursor",
+             "variant_of"}  # fmt: skip
     assert set(query) == fixed | ranges
     assert query["q"]["schema"]["maxLength"] == 200
     assert query["page_size"]["schema"] == {"type": "integer", "minimum": 1, "maximum": 100}
