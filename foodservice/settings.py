@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "foodservice",
+    "foodservice.dashboard",
     "accounts",
     "keys",
     "metering",

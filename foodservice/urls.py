@@ -7,7 +7,6 @@ from django.urls import include, path, re_path
 
 from accounts.api import MarketView
 from foodservice import docs, errors, health, metrics
-from metering import views as usage_views
 from metering.api import UsageView
 
 api_v1 = [
@@ -30,13 +29,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics_view, name="metrics"),
-    # The dashboard (issue 5): people, plan and market at the root, keys, usage.
-    path("keys/", include("keys.urls")),
-    path("usage/", usage_views.usage, name="usage"),
-    path("usage/usage.csv", usage_views.usage_csv, name="usage-csv"),
-    path("usage/keys/<int:key_id>/", usage_views.key_usage, name="key-usage"),
-    path("usage/keys/<int:key_id>/usage.csv", usage_views.key_usage_csv, name="key-usage-csv"),
-    path("", include("accounts.urls")),
+    # The dashboard (issue 5, its own app since issue 15): at the root, keys, usage.
+    path("", include("foodservice.dashboard.urls")),
 ]
 
 handler400 = errors.bad_request

@@ -1,10 +1,10 @@
-"""The pure bar-chart geometry behind the usage charts (foodservice/charts.py)."""
+"""The pure bar-chart geometry behind the usage charts (foodservice/dashboard/charts.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from foodservice.charts import HEIGHT, LEFT, WIDTH, bar_chart, nice_ceiling
+from foodservice.dashboard.charts import HEIGHT, LEFT, WIDTH, bar_chart, nice_ceiling
 
 
 @pytest.mark.parametrize(

@@ -57,7 +57,7 @@ def test_a_market_not_offered_is_refused(no_market_client, unverified):
 def test_a_market_withdrawn_between_page_and_post_is_refused_by_the_service(
     no_market_client, unverified
 ):
-    from accounts.forms import MarketForm
+    from foodservice.dashboard.forms import MarketForm
 
     form = MarketForm({"market": "GB"}, account=unverified, offered=[("GB", "United Kingdom")])
     assert form.is_valid()

@@ -7,10 +7,10 @@ import datetime as dt
 
 import pytest
 
-from accounts.forms import tier_change_rules
 from accounts.models import Account
 from accounts.services import account_set_tier
 from accounts.tiers import tier_limits
+from foodservice.dashboard.forms import tier_change_rules
 from keys.selectors import key_authenticate
 from keys.services import key_create
 

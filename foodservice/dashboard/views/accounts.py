@@ -18,13 +18,19 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import emails, tokens
-from accounts.forms import SELF_SERVE_TIERS, MarketForm, SignInForm, SignUpForm, TierChangeForm
 from accounts.models import Account, User
 from accounts.selectors import markets_offered_named
 from accounts.services import user_verify_email
 from accounts.tiers import Tier, tier_limits
+from foodservice.dashboard.forms import (
+    SELF_SERVE_TIERS,
+    MarketForm,
+    SignInForm,
+    SignUpForm,
+    TierChangeForm,
+)
+from foodservice.dashboard.views.usage import usage_summary
 from keys.selectors import keys_for_account
-from metering.views import usage_summary
 
 
 def account_of(request: HttpRequest) -> Account:

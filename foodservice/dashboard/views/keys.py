@@ -17,13 +17,13 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.models import Account
-from accounts.views import account_of
 from foodservice import problems
-from keys.forms import KeyCreateForm, KeyLabelForm, KeyRotateForm
+from foodservice.dashboard.key_forms import KeyCreateForm, KeyLabelForm, KeyRotateForm
+from foodservice.dashboard.views.accounts import account_of
+from foodservice.dashboard.views.usage import key_window_counts
 from keys.models import ApiKey, KeyState
 from keys.selectors import active_key_count, key_get, keys_for_account
 from keys.services import key_create, key_rename, key_revoke, key_rotate
-from metering.views import key_window_counts
 
 UNVERIFIED = "Verify your e-mail address before creating keys: open the link we sent you."
 SPENT = (

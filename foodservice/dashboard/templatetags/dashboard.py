@@ -8,8 +8,8 @@ from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
 
-from accounts.forms import describe_burst
 from accounts.tiers import TierLimits
+from foodservice.dashboard.forms import describe_burst
 
 register = template.Library()
 

@@ -1,12 +1,23 @@
-"""Dashboard routes for people and accounts. Mounted at the site root: the names
+"""Dashboard routes, mounted at the site root: people and accounts, plan and market at
+the root, keys under /keys/ (the ``keys`` namespace), usage under /usage/. The names
 ``login`` and ``dashboard`` are the settings' LOGIN_URL and LOGIN_REDIRECT_URL."""
 
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
-from django.urls import path, reverse_lazy
+from django.urls import include, path, reverse_lazy
 
-from accounts import views
+from foodservice.dashboard.views import accounts as views
+from foodservice.dashboard.views import keys as key_views
+from foodservice.dashboard.views import usage as usage_views
+
+key_patterns = [
+    path("", key_views.key_list, name="list"),
+    path("new/", key_views.create, name="create"),
+    path("<int:key_id>/rotate/", key_views.rotate, name="rotate"),
+    path("<int:key_id>/revoke/", key_views.revoke, name="revoke"),
+    path("<int:key_id>/rename/", key_views.rename, name="rename"),
+]
 
 urlpatterns = [
     path("", views.dashboard, name="dashboard"),
@@ -47,4 +58,9 @@ urlpatterns = [
     path("plan/", views.plan, name="plan"),
     path("plan/change/", views.plan_change, name="plan-change"),
     path("market/", views.market, name="market"),
+    path("keys/", include((key_patterns, "keys"))),
+    path("usage/", usage_views.usage, name="usage"),
+    path("usage/usage.csv", usage_views.usage_csv, name="usage-csv"),
+    path("usage/keys/<int:key_id>/", usage_views.key_usage, name="key-usage"),
+    path("usage/keys/<int:key_id>/usage.csv", usage_views.key_usage_csv, name="key-usage-csv"),
 ]
