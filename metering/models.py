@@ -13,7 +13,7 @@ class KeyUsageHour(models.Model):
 
     Points at the key's id, which rotation keeps, so the history survives rotation;
     ``account`` repeats the key's account (a key never changes account) so an account's
-    usage is one indexed range read. Written by ``metering.services.usage_flush``, a few
+    usage is one indexed range read. Written by ``metering.history.usage_flush``, a few
     seconds behind the live counts; the source the live counts are rebuilt from.
     """
 

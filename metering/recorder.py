@@ -1,8 +1,7 @@
-"""This process's not-yet-written usage, and the thread that writes it (spec 2.3).
+"""The thread that writes this process's usage to the history (spec 2.3).
 
-Each admitted request adds one to its key's current hour in ``buffer`` (a dict update
-under a lock: the request path never touches the database for history). A daemon
-thread of the same web worker (no extra process) calls ``metering.services.usage_flush``
+Each admitted request adds one to its key's current hour in ``history.buffer``. A daemon
+thread of the same web worker (no extra process) calls ``metering.history.usage_flush``
 every ``settings.METER_FLUSH_SECONDS``; a graceful exit flushes once more. A crash
 (SIGKILL, power loss) loses at most the requests admitted since the last flush, i.e.
 about ``METER_FLUSH_SECONDS`` of that worker's traffic; a failed write is put back and
@@ -15,72 +14,13 @@ import atexit
 import logging
 import os
 import threading
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+
+from django.db import close_old_connections
+
+from metering.history import usage_flush
 
 logger = logging.getLogger("foodservice.metering")
-
-# (key id, account id, hour number)
-Slot = tuple[int, int, int]
-
-
-@dataclass(slots=True)
-class Pending:
-    """Counts not yet in the history, and each key's latest use."""
-
-    counts: Counter[Slot] = field(default_factory=Counter)
-    last_used: dict[int, datetime] = field(default_factory=dict)
-
-    def __bool__(self) -> bool:
-        return bool(self.counts) or bool(self.last_used)
-
-    def merge(self, other: Pending) -> None:
-        self.counts.update(other.counts)
-        for key_id, at in other.last_used.items():
-            if key_id not in self.last_used or self.last_used[key_id] < at:
-                self.last_used[key_id] = at
-
-
-class UsageBuffer:
-    """Thread-safe per-process buffer of admitted requests."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pending = Pending()
-
-    def add(self, *, key_id: int, account_id: int, hour: int, at: datetime) -> None:
-        with self._lock:
-            self._pending.counts[(key_id, account_id, hour)] += 1
-            last = self._pending.last_used.get(key_id)
-            if last is None or last < at:
-                self._pending.last_used[key_id] = at
-
-    def drain(self) -> Pending:
-        """Everything pending, leaving the buffer empty."""
-        with self._lock:
-            pending, self._pending = self._pending, Pending()
-        return pending
-
-    def restore(self, pending: Pending) -> None:
-        """Put back what a failed write drained."""
-        with self._lock:
-            self._pending.merge(pending)
-
-    def account_hours(self, account_id: int) -> Counter[int]:
-        """Pending counts of one account by hour number."""
-        with self._lock:
-            out: Counter[int] = Counter()
-            for (_, acc, hour), n in self._pending.counts.items():
-                if acc == account_id:
-                    out[hour] += n
-            return out
-
-    def reset(self) -> None:
-        """Drop everything (tests; a forked child, whose parent still owns the counts)."""
-        self._lock = threading.Lock()
-        self._pending = Pending()
 
 
 class Flusher:
@@ -130,14 +70,7 @@ class Flusher:
         self._lock = threading.Lock()
 
 
-buffer = UsageBuffer()
-
-
 def _flush() -> object:
-    from django.db import close_old_connections
-
-    from metering.services import usage_flush
-
     # The flusher thread is outside Django's request cycle, which is what drops a broken
     # or expired connection: without this, a database restart leaves the thread on a
     # dead connection and no history is written until the worker exits (issue 7.6).
@@ -149,7 +82,6 @@ flusher = Flusher(_flush)
 
 
 def _after_fork_in_child() -> None:
-    buffer.reset()
     flusher.reset()
 
 

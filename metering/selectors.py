@@ -20,12 +20,12 @@ from accounts.models import Account
 from accounts.tiers import TierLimits
 from keys.models import ApiKey
 from keys.principal import KeyPrincipal
-from metering import recorder
-from metering.backends import MeterUnavailable, Outcome, Seed, Tally, get_meter
+from metering.backends import MeterUnavailable, Outcome, Tally, get_meter
 from metering.bucket import Bucket
 from metering.decisions import decision_for
+from metering.history import usage_seed
 from metering.models import KeyUsageHour
-from metering.windows import DAY_HOURS, Window, hour_of, hour_start, to_us, window_at
+from metering.windows import DAY_HOURS, hour_of, hour_start, to_us, window_at
 
 logger = logging.getLogger("foodservice.metering")
 
@@ -60,29 +60,6 @@ class UsagePoint:
 
     start: datetime | date
     count: int
-
-
-def usage_seed(*, account_id: int, window: Window) -> Seed:
-    """The account's usage rebuilt from the history, to (re)initialise the meter: the
-    last 24 hourly totals and the total since the billing period's first hour. Counts
-    this process has not written yet are included; other workers' unwritten counts (at
-    most ``METER_FLUSH_SECONDS`` of their traffic) are not."""
-    first = window.hour - DAY_HOURS + 1
-    if window.start_hour is not None:
-        first = min(first, window.start_hour)
-    totals = Counter(recorder.buffer.account_hours(account_id))
-    rows = (
-        KeyUsageHour.objects.filter(account_id=account_id, hour__gte=hour_start(first))
-        .values("hour")
-        .annotate(n=Sum("count"))
-    )
-    for row in rows:
-        totals[hour_of(row["hour"])] += row["n"]
-    hours = {h: n for h, n in totals.items() if window.hour - DAY_HOURS < h <= window.hour}
-    period = 0
-    if window.start_hour is not None:
-        period = sum(n for h, n in totals.items() if window.start_hour <= h <= window.hour)
-    return Seed(hours=hours, period_count=period)
 
 
 def principal_usage(*, principal: KeyPrincipal, now: datetime | None = None) -> UsageSummary:
@@ -196,4 +173,46 @@ def _usage(
         remaining=decision.remaining,
         period_end=window.resets_at,
         live=live,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class UsageMeter:
+    """The account's standing in its window, shaped for the usage meter.
+
+    ``frees_at``: on a rolling day with usage, when the oldest counted hour ages out;
+    ``renews_at``: on a billing period, the renewal. ``low``/``high`` colour the meter."""
+
+    used: int
+    quota: int
+    remaining: int
+    frees_at: datetime | None
+    renews_at: datetime | None
+    live: bool
+    available: bool = True
+
+    @property
+    def low(self) -> float:
+        return self.quota * 0.75
+
+    @property
+    def high(self) -> float:
+        return self.quota * 0.9
+
+    @property
+    def period_end(self) -> datetime | None:
+        return self.renews_at
+
+
+def usage_summary(*, account: Account, now: datetime | None = None) -> UsageMeter:
+    """The account's usage in its current window, across all keys (= GET /v1/usage)."""
+    summary = account_usage(account=account, now=now)
+    monthly = account.limits.window == "month"
+    return UsageMeter(
+        used=summary.request_count,
+        quota=summary.request_quota,
+        remaining=summary.remaining,
+        frees_at=None if monthly or not summary.request_count else summary.period_end,
+        renews_at=summary.period_end if monthly else None,
+        live=summary.live,
     )

@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 from django.core import mail
 
-from metering.services import usage_flush
+from metering.history import usage_flush
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

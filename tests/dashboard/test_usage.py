@@ -11,7 +11,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from keys.services import key_create, key_rotate
-from metering.services import usage_flush
+from metering.history import usage_flush
 
 pytestmark = pytest.mark.django_db
 

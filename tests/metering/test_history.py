@@ -12,8 +12,9 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.services import account_set_tier
 from keys.services import key_create
-from metering import recorder
+from metering import history
 from metering.backends import meter_reset
+from metering.history import usage_flush
 from metering.models import KeyUsageHour
 from metering.selectors import (
     account_usage,
@@ -21,7 +22,6 @@ from metering.selectors import (
     key_usage_hourly,
     key_usage_in_window,
 )
-from metering.services import usage_flush
 from tests.conftest import T0
 from tests.factories import AccountFactory
 from tests.metering.test_api import read, usage
@@ -84,7 +84,7 @@ def test_history_of_a_deleted_account_is_dropped_not_retried(api_client, key_and
     read(api_client, secret)
     key.account.owner.delete()
     assert usage_flush() == 0
-    assert not recorder.buffer.drain()
+    assert not history.buffer.drain()
 
 
 def test_live_counts_are_rebuilt_from_history_after_the_meter_loses_them(

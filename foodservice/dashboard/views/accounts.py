@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -19,7 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import emails, tokens
 from accounts.models import Account, User
-from accounts.selectors import markets_offered_named
+from accounts.selectors import account_for_user, markets_offered_named
 from accounts.services import user_verify_email
 from accounts.tiers import Tier, tier_limits
 from foodservice.dashboard.forms import (
@@ -29,13 +29,22 @@ from foodservice.dashboard.forms import (
     SignUpForm,
     TierChangeForm,
 )
-from foodservice.dashboard.views.usage import usage_summary
-from keys.selectors import keys_for_account
+from keys.models import ApiKey
+from keys.selectors import key_for_account, keys_for_account
+from metering.selectors import usage_summary
 
 
 def account_of(request: HttpRequest) -> Account:
     """The signed-in person's account (every dashboard page works on it alone)."""
-    return Account.objects.select_related("owner").get(owner=request.user)
+    return account_for_user(user=request.user)
+
+
+def own_key(request: HttpRequest, key_id: int) -> ApiKey:
+    """The signed-in account's key ``key_id``; another account's key is a 404."""
+    key = key_for_account(account=account_of(request), key_id=key_id)
+    if key is None:
+        raise Http404("No such key.")
+    return key
 
 
 # --- Sign-up, verification, sign-in ------------------------------------------------------

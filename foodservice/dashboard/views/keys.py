@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
@@ -19,11 +19,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.models import Account
 from foodservice import problems
 from foodservice.dashboard.key_forms import KeyCreateForm, KeyLabelForm, KeyRotateForm
-from foodservice.dashboard.views.accounts import account_of
-from foodservice.dashboard.views.usage import key_window_counts
+from foodservice.dashboard.views.accounts import account_of, own_key
 from keys.models import ApiKey, KeyState
-from keys.selectors import active_key_count, key_get, keys_for_account
+from keys.selectors import active_key_count, keys_for_account
 from keys.services import key_create, key_rename, key_revoke, key_rotate
+from metering.selectors import key_usage_in_window
 
 UNVERIFIED = "Verify your e-mail address before creating keys: open the link we sent you."
 SPENT = (
@@ -32,20 +32,12 @@ SPENT = (
 )
 
 
-def _own_key(request: HttpRequest, key_id: int) -> ApiKey:
-    """The signed-in account's key ``key_id``; another account's key is a 404."""
-    try:
-        return key_get(key_id=key_id, account=account_of(request))
-    except problems.NotFound:
-        raise Http404("No such key.") from None
-
-
 def _list_page(
     request: HttpRequest, account: Account, form: KeyCreateForm | None = None, status: int = 200
 ) -> HttpResponse:
     now = timezone.now()
     keys = list(keys_for_account(account=account))
-    counts = key_window_counts(account=account, keys=keys)
+    counts = key_usage_in_window(account=account, now=now)
     rows = [{"key": k, "state": k.state_at(now), "requests": counts.get(k.pk)} for k in keys]
     active = active_key_count(account=account, now=now)
     context = {
@@ -101,7 +93,7 @@ def create(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def rotate(request: HttpRequest, key_id: int) -> HttpResponse:
     """GET: confirm. POST: a fresh secret, shown once; the old one stops working now."""
-    key = _own_key(request, key_id)
+    key = own_key(request, key_id)
     if key.state != KeyState.ACTIVE:
         messages.error(
             request, f"“{key.label}” is {key.state.label.lower()}: only active keys rotate."
@@ -129,7 +121,7 @@ def rotate(request: HttpRequest, key_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def revoke(request: HttpRequest, key_id: int) -> HttpResponse:
     """GET: confirm. POST: revoke; the key stops authenticating on the next request."""
-    key = _own_key(request, key_id)
+    key = own_key(request, key_id)
     if request.method == "GET":
         return render(request, "keys/revoke.html", {"key": key})
     key_revoke(key=key)
@@ -140,7 +132,7 @@ def revoke(request: HttpRequest, key_id: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def rename(request: HttpRequest, key_id: int) -> HttpResponse:
-    key = _own_key(request, key_id)
+    key = own_key(request, key_id)
     form = KeyLabelForm(request.POST or None, initial={"label": key.label})
     if request.method == "POST" and form.is_valid():
         try:

@@ -11,71 +11,22 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from accounts.models import Account
-from foodservice import problems
 from foodservice.dashboard.charts import BarChart, bar_chart
+from foodservice.dashboard.views.accounts import account_of, own_key
 from keys.models import ApiKey
-from keys.selectors import key_get, keys_for_account
+from keys.selectors import keys_for_account
 from metering import selectors
 from metering.selectors import UsagePoint
 
 CSV_GRANULARITIES = ("day", "hour")
-
-
-@dataclass(frozen=True, slots=True)
-class UsageMeter:
-    """The account's standing in its window, shaped for the usage meter.
-
-    ``frees_at``: on a rolling day with usage, when the oldest counted hour ages out;
-    ``renews_at``: on a billing period, the renewal. ``low``/``high`` colour the meter."""
-
-    used: int
-    quota: int
-    remaining: int
-    frees_at: datetime | None
-    renews_at: datetime | None
-    live: bool
-    available: bool = True
-
-    @property
-    def low(self) -> float:
-        return self.quota * 0.75
-
-    @property
-    def high(self) -> float:
-        return self.quota * 0.9
-
-    @property
-    def period_end(self) -> datetime | None:
-        return self.renews_at
-
-
-def usage_summary(*, account: Account, now: datetime | None = None) -> UsageMeter:
-    """The account's usage in its current window, across all keys (= GET /v1/usage)."""
-    summary = selectors.account_usage(account=account, now=now)
-    monthly = account.limits.window == "month"
-    return UsageMeter(
-        used=summary.request_count,
-        quota=summary.request_quota,
-        remaining=summary.remaining,
-        frees_at=None if monthly or not summary.request_count else summary.period_end,
-        renews_at=summary.period_end if monthly else None,
-        live=summary.live,
-    )
-
-
-def key_window_counts(*, account: Account, keys: Iterable[ApiKey] = ()) -> dict[int, int]:
-    """Requests of each key of ``account`` in the account's current window."""
-    return selectors.key_usage_in_window(account=account)
 
 
 # --- Series and charts ----------------------------------------------------------------------
@@ -123,20 +74,6 @@ def _charts(hourly: list[UsagePoint], daily: list[UsagePoint]) -> dict[str, obje
     }
 
 
-def _own_key(account: Account, key_id: int) -> ApiKey:
-    try:
-        return key_get(key_id=key_id, account=account)
-    except problems.NotFound:
-        raise Http404("No such key.") from None
-
-
-def _account_of(request: HttpRequest) -> Account:
-    # the one place the dashboard finds the account
-    from foodservice.dashboard.views.accounts import account_of
-
-    return account_of(request)
-
-
 # --- Pages ------------------------------------------------------------------------------------
 
 
@@ -144,16 +81,16 @@ def _account_of(request: HttpRequest) -> Account:
 @require_GET
 def usage(request: HttpRequest) -> HttpResponse:
     """The account's usage: the window's headline, hourly and daily charts, every key."""
-    account = _account_of(request)
+    account = account_of(request)
     now = timezone.now()
     keys = list(keys_for_account(account=account))
     hourly = _sum_series([selectors.key_usage_hourly(key=k, now=now) for k in keys])
     daily = _sum_series([selectors.key_usage_daily(key=k, now=now) for k in keys])
-    counts = key_window_counts(account=account)
+    counts = selectors.key_usage_in_window(account=account, now=now)
     context = {
         "account": account,
         "limits": account.limits,
-        "usage": usage_summary(account=account, now=now),
+        "usage": selectors.usage_summary(account=account, now=now),
         "rows": [
             {"key": k, "state": k.state_at(now), "requests": counts.get(k.pk, 0)} for k in keys
         ],
@@ -166,8 +103,8 @@ def usage(request: HttpRequest) -> HttpResponse:
 @require_GET
 def key_usage(request: HttpRequest, key_id: int) -> HttpResponse:
     """One key's history (kept across rotations): hourly and daily charts."""
-    account = _account_of(request)
-    key = _own_key(account, key_id)
+    account = account_of(request)
+    key = own_key(request, key_id)
     now = timezone.now()
     hourly = selectors.key_usage_hourly(key=key, now=now)
     daily = selectors.key_usage_daily(key=key, now=now)
@@ -176,7 +113,7 @@ def key_usage(request: HttpRequest, key_id: int) -> HttpResponse:
         "limits": account.limits,
         "key": key,
         "state": key.state_at(now),
-        "requests": key_window_counts(account=account).get(key.pk, 0),
+        "requests": selectors.key_usage_in_window(account=account, now=now).get(key.pk, 0),
         **_charts(hourly, daily),
     }
     return render(request, "usage/key.html", context)
@@ -225,7 +162,7 @@ def usage_csv(request: HttpRequest) -> HttpResponse:
     by = _granularity(request)
     if by is None:
         return HttpResponseBadRequest("by must be day or hour.", content_type="text/plain")
-    account = _account_of(request)
+    account = account_of(request)
     now = timezone.now()
     name = f"foodservice-usage-{by}-{now:%Y%m%d}.csv"
     return _csv_response(filename=name, by=by, keys=keys_for_account(account=account), now=now)
@@ -238,7 +175,7 @@ def key_usage_csv(request: HttpRequest, key_id: int) -> HttpResponse:
     by = _granularity(request)
     if by is None:
         return HttpResponseBadRequest("by must be day or hour.", content_type="text/plain")
-    key = _own_key(_account_of(request), key_id)
+    key = own_key(request, key_id)
     now = timezone.now()
     name = f"foodservice-key-{key.pk}-{by}-{now:%Y%m%d}.csv"
     return _csv_response(filename=name, by=by, keys=[key], now=now)
