@@ -25,7 +25,7 @@ from metering.bucket import Bucket
 from metering.decisions import decision_for
 from metering.history import usage_seed
 from metering.models import KeyUsageHour
-from metering.windows import DAY_HOURS, hour_of, hour_start, to_us, window_at
+from metering.windows import DAY_HOURS, day_releases, hour_of, hour_start, to_us, window_at
 
 logger = logging.getLogger("foodservice.metering")
 
@@ -177,10 +177,19 @@ def _usage(
 
 
 @dataclass(frozen=True, slots=True)
+class Release:
+    """``requests`` of a rolling day that leave the window (free up) at ``at``."""
+
+    at: datetime
+    requests: int
+
+
+@dataclass(frozen=True, slots=True)
 class UsageMeter:
     """The account's standing in its window, shaped for the usage meter.
 
-    ``frees_at``: on a rolling day with usage, when the oldest counted hour ages out;
+    ``releases``: on a rolling day, when the requests counted now free up, hour by hour
+    and soonest first (``windows.day_releases``); ``frees_at`` is the first of them.
     ``renews_at``: on a billing period, the renewal. ``low``/``high`` colour the meter."""
 
     used: int
@@ -190,6 +199,7 @@ class UsageMeter:
     renews_at: datetime | None
     live: bool
     available: bool = True
+    releases: tuple[Release, ...] = ()
 
     @property
     def low(self) -> float:
@@ -205,14 +215,36 @@ class UsageMeter:
 
 
 def usage_summary(*, account: Account, now: datetime | None = None) -> UsageMeter:
-    """The account's usage in its current window, across all keys (= GET /v1/usage)."""
+    """The account's usage in its current window, across all keys (= GET /v1/usage),
+    and on a rolling day when that usage frees up (``usage_releases``)."""
+    now = now or timezone.now()
     summary = account_usage(account=account, now=now)
     monthly = account.limits.window == "month"
+    releases = (
+        () if monthly else usage_releases(account=account, used=summary.request_count, now=now)
+    )
     return UsageMeter(
         used=summary.request_count,
         quota=summary.request_quota,
         remaining=summary.remaining,
-        frees_at=None if monthly or not summary.request_count else summary.period_end,
+        frees_at=releases[0].at if releases else None,
         renews_at=summary.period_end if monthly else None,
         live=summary.live,
+        releases=releases,
     )
+
+
+def usage_releases(*, account: Account, used: int, now: datetime) -> tuple[Release, ...]:
+    """When the ``used`` requests of ``account``'s rolling day free up, hour by hour
+    (spec 8.1), soonest first. The hours come from the history (and this process's
+    unwritten counts); requests the live meter counted that other workers have not
+    written yet (at most ``METER_FLUSH_SECONDS`` old) belong to the current hour, so
+    they are added to its release and the releases always add up to ``used``."""
+    window = window_at(account.limits, account.billing_anchor, now)
+    if window.start_hour is not None or used <= 0:
+        return ()
+    hours = dict(usage_seed(account_id=account.pk, window=window).hours)
+    missing = used - sum(hours.values())
+    if missing > 0:
+        hours[window.hour] = hours.get(window.hour, 0) + missing
+    return tuple(Release(at, n) for at, n in day_releases(hours, window.hour))

@@ -30,6 +30,16 @@ class Bar:
     label: str  # full label, for the tooltip and the data table
     tick: str  # short axis label ("" for none)
 
+    @property
+    def centre(self) -> float:
+        """Where the bar's axis label is centred."""
+        return round(self.x + self.width / 2, 2)
+
+    @property
+    def right(self) -> float:
+        """The bar's right edge: the last label ends here, inside the chart."""
+        return round(self.x + self.width, 2)
+
 
 @dataclass(frozen=True, slots=True)
 class Tick:

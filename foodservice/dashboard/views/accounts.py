@@ -6,6 +6,7 @@ Views stay thin: a form validates, one service writes, a template renders.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -107,6 +108,13 @@ class SignInView(auth_views.LoginView):
     template_name = "registration/login.html"
     redirect_authenticated_user = True
 
+    def form_invalid(self, form):  # type: ignore[no-untyped-def]
+        # The address stays filled in and the password is cleared: put the cursor
+        # where the person types next (issue 15.5).
+        form.fields["username"].widget.attrs.pop("autofocus", None)
+        form.fields["password"].widget.attrs["autofocus"] = True
+        return super().form_invalid(form)
+
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     """Django's reset confirmation; following the e-mailed link also proves the address,
@@ -133,15 +141,32 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "usage": usage_summary(account=account),
         "active_keys": sum(1 for k in keys if k.state == "active"),
         "key_count": len(keys),
+        "max_keys": settings.MAX_KEYS_PER_ACCOUNT,
+        "key_used": any(k.last_used_at for k in keys),
+        "market_name": market_label(account.market),
     }
     return render(request, "accounts/dashboard.html", context)
+
+
+def market_label(code: str | None) -> str:
+    """A market as people read it, "United States (US)"; "" when none is chosen."""
+    if not code:
+        return ""
+    name = dict(markets_offered_named()).get(code, "")
+    return f"{name} ({code})" if name and name != code else code
 
 
 @login_required
 def plan(request: HttpRequest) -> HttpResponse:
     account = account_of(request)
     tiers = [
-        {"value": t.value, "label": t.label, "limits": tier_limits(t), "current": t == account.tier}
+        {
+            "value": t.value,
+            "label": t.label,
+            "limits": tier_limits(t),
+            "current": t == account.tier,
+            "price": settings.PLAN_PRICES.get(t.value, ""),
+        }
         for t in (*SELF_SERVE_TIERS, Tier.EXECUTIVE_CHEF)
     ]
     context = {
@@ -150,6 +175,8 @@ def plan(request: HttpRequest) -> HttpResponse:
         "usage": usage_summary(account=account),
         "tiers": tiers,
         "self_serve": {t.value for t in SELF_SERVE_TIERS},
+        "market_name": market_label(account.market),
+        "sales_url": settings.SALES_CONTACT_URL,
     }
     return render(request, "accounts/plan.html", context)
 
@@ -163,7 +190,7 @@ def plan_change(request: HttpRequest) -> HttpResponse:
     account = account_of(request)
     form = TierChangeForm(request.POST or request.GET or None, account=account)
     if not form.is_valid():
-        messages.error(request, " ".join(m for ms in form.errors.values() for m in ms))
+        messages.error(request, form.refusal())
         return redirect("plan")
     if request.method == "POST":
         account = form.save()
@@ -192,7 +219,7 @@ def market(request: HttpRequest) -> HttpResponse:
     offered = markets_offered_named()
     form = MarketForm(request.POST or None, account=account, offered=offered)
     if request.method == "POST" and form.is_valid() and form.save() is not None:
-        messages.success(request, f"Your market is now {account.market}.")
+        messages.success(request, f"Your market is now {market_label(account.market)}.")
         return redirect("market")
     names = dict(offered)
     context = {"account": account, "form": form, "market_name": names.get(account.market, "")}

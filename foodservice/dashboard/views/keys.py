@@ -26,6 +26,13 @@ from keys.services import key_create, key_rename, key_revoke, key_rotate
 from metering.selectors import key_usage_in_window
 
 UNVERIFIED = "Verify your e-mail address before creating keys: open the link we sent you."
+# Said once, before the click (the Create button is disabled at the limit), and again in
+# the same words if a create is forced anyway (issue 15.4).
+LIMIT = (
+    "The account holds {active} of {max} keys, the most it may hold. To free a slot, "
+    "revoke a key you no longer use (its history stays listed); or rotate a key to give "
+    "it a new secret without using a slot."
+)
 SPENT = (
     "That form was already used. For your safety a secret is shown only once: "
     "rotate the key to get a new one."
@@ -48,6 +55,7 @@ def _list_page(
         "active": active,
         "max_keys": settings.MAX_KEYS_PER_ACCOUNT,
         "at_limit": active >= settings.MAX_KEYS_PER_ACCOUNT,
+        "limit_message": LIMIT.format(active=active, max=settings.MAX_KEYS_PER_ACCOUNT),
     }
     return render(request, "keys/list.html", context, status=status)
 
@@ -75,8 +83,9 @@ def create(request: HttpRequest) -> HttpResponse:
     if form.is_valid() and form.spend():
         try:
             key, secret = key_create(account=account, label=form.cleaned_data["label"])
-        except problems.KeyLimitReached as problem:
-            form.add_error(None, str(problem.detail))
+        except problems.KeyLimitReached:
+            form.renew()  # the page's own limit message says why, in one place
+            return _list_page(request, account, form, status=409)
         except problems.ValidationFailed as problem:
             form.add_error("label", str(problem.detail).removeprefix("label: "))
         else:

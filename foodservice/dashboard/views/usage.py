@@ -45,22 +45,33 @@ def _hour_label(start: datetime) -> str:
     return f"{start:%d %b %H:00} to {start + timedelta(hours=1):%H:00} UTC"
 
 
+def _ticked(i: int, n: int, step: int) -> bool:
+    """Whether bar ``i`` of ``n`` carries an axis label: every ``step``-th counted back
+    from the last, so the current hour or today is always labelled (issue 15.5)."""
+    return (n - 1 - i) % step == 0
+
+
 def hourly_chart(points: Sequence[UsagePoint]) -> BarChart:
-    """24 hourly bars, an axis label every 3 hours."""
+    """24 hourly bars, an axis label every 3 hours, the current hour's included."""
     return bar_chart(
         points=[
-            (_hour_label(p.start), f"{p.start:%H}h" if i % 3 == 0 else "", p.count)  # type: ignore[str-format]
+            (_hour_label(p.start), f"{p.start:%H}h" if _ticked(i, len(points), 3) else "", p.count)  # type: ignore[str-format]
             for i, p in enumerate(points)
         ]
     )
 
 
 def daily_chart(points: Sequence[UsagePoint]) -> BarChart:
-    """One bar a day; about 8 axis labels whatever the period's length."""
+    """One bar a day; about 8 axis labels whatever the period's length, today's
+    included."""
     step = max(1, -(-len(points) // 8))
     return bar_chart(
         points=[
-            (f"{p.start:%a %d %b %Y}", f"{p.start:%d %b}" if i % step == 0 else "", p.count)
+            (
+                f"{p.start:%a %d %b %Y}",
+                f"{p.start:%d %b}" if _ticked(i, len(points), step) else "",
+                p.count,
+            )
             for i, p in enumerate(points)
         ]
     )
