@@ -114,6 +114,7 @@ def test_plan_cards_show_prices_from_settings_and_a_contact_link(owner_client, s
     assert "No payment provider is connected yet." in page and "nothing is charged" in page
     assert '<a href="mailto:sales@example.com">contact sales</a>' in page
     assert "One: United States (US)" in page
+    assert "<h1>Plan &amp; billing</h1>" in page  # the same words as the navigation
 
 
 def test_rules_for_a_paid_downgrade_warn_about_usage_over_the_new_quota():
