@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accounts.models import Account, User
+from accounts.models import Account
 from foodservice import problems
 
 
@@ -26,9 +26,3 @@ def markets_offered_named() -> list[tuple[str, str]]:
     from catalogue.selectors import markets_offered_named as catalogue_markets
 
     return catalogue_markets()
-
-
-def account_for_user(*, user: User) -> Account:
-    """``user``'s account, with its owner loaded (every dashboard page works on it
-    alone). Raises ``Account.DoesNotExist`` for a user without one."""
-    return Account.objects.select_related("owner").get(owner=user)

@@ -35,6 +35,8 @@ MAX_PAGE_SIZE = 100
 MAX_PAGE_OFFSET = 10_000
 MAX_LIST_ITEMS = 20
 MAX_TEXT_LENGTH = 200
+# A cursor carries its search's parameters (issue 14.3), compressed.
+MAX_CURSOR_LENGTH = 4000
 
 _RANGE = re.compile(r"(?P<slug>[a-z_]+)_(?P<bound>min|max)")
 _SLUG = re.compile(r"[a-z0-9-]{1,120}")
@@ -112,7 +114,7 @@ def parse_food_query(params: Mapping[str, Sequence[str]]) -> FoodQuery:
         raise InvalidParameter(
             "page", f"Page numbers reach {MAX_PAGE_OFFSET:,} rows deep; follow links.next."
         )
-    cursor = _text(values, "cursor", 2000)
+    cursor = _text(values, "cursor", MAX_CURSOR_LENGTH)
     if cursor and page is not None:
         raise InvalidParameter("cursor", "Give either page or cursor, not both.")
     return FoodQuery(

@@ -243,9 +243,11 @@ def food_list_parameters() -> list[OpenApiParameter]:
         ),
         OpenApiParameter(
             "cursor",
-            {"type": "string", "maxLength": 2000},
+            {"type": "string", "maxLength": params.MAX_CURSOR_LENGTH},
             query,
-            description="An opaque position from `links.next` or `links.prev`.",
+            description="An opaque position from `links.next` or `links.prev`. It carries "
+            "its search, so it may be sent alone; any other parameter sent with it must "
+            "describe the same search (else 400).",
         ),
     ]
     for h in HEADLINES:

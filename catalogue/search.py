@@ -26,12 +26,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import BooleanField, Case, IntegerField, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length
 
 from catalogue import text
+from foodservice.replicas import catalogue_read_alias
 
 
 def match(queryset: QuerySet, q: str) -> QuerySet:
@@ -122,7 +123,7 @@ def phrase_rows(
     relevance-ordering key, see catalogue.ordering) if given, skipping ``offset``, at
     most ``limit``. ``q`` must have a ``phrase_of``."""
     params = _phrase_params(q, market, after) | {"limit": limit, "offset": offset}
-    with connection.cursor() as cursor:
+    with connections[catalogue_read_alias()].cursor() as cursor:
         cursor.execute(_PHRASE_ROWS, params)
         found = cursor.fetchall()
     return [{"id": i, "relevance": r, "name_length": n} for i, r, n in found]
@@ -131,7 +132,7 @@ def phrase_rows(
 def phrase_count(*, q: str, market: str | None, cap: int | None) -> int:
     """How many phrase matches ``q`` has (relevance >= 2), counting at most ``cap``
     (None: all). ``q`` must have a ``phrase_of``."""
-    with connection.cursor() as cursor:
+    with connections[catalogue_read_alias()].cursor() as cursor:
         cursor.execute(_PHRASE_COUNT, _phrase_params(q, market, None) | {"limit": cap})
         return cursor.fetchone()[0]
 

@@ -6,6 +6,7 @@ never returns a record outside it; a missing or invisible record is ``NotFound``
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -19,6 +20,7 @@ from catalogue.nutrients import BY_SLUG, HEADLINES
 from catalogue.paging import Position
 from catalogue.params import FoodQuery
 from foodservice import problems
+from keys.cache import REDIS_UNREACHABLE
 
 # Matches are counted up to these many; meta.total_exact says whether the count is
 # exact. A search counts up to the Taster depth (spec 8.2: what a Taster may read):
@@ -273,11 +275,16 @@ def markets_offered_named() -> list[tuple[str, str]]:
     """``markets_offered()`` with each market's name (``("IN", "India")``), sorted by
     code. Cached for a minute (it is read on every ``GET /v1/market``);
     ``catalogue_cache_forget()`` drops the cache after a load."""
-    named = cache.get(MARKETS_CACHE_KEY)
+    named = None
+    # Redis unreachable is a miss: the market page and PUT /v1/market still answer
+    # from the database (issue 11.4).
+    with contextlib.suppress(*REDIS_UNREACHABLE):
+        named = cache.get(MARKETS_CACHE_KEY)
     if named is None:
         with_foods = Market.objects.filter(Exists(Food.objects.filter(market=OuterRef("pk"))))
         named = sorted(with_foods.values_list("code", "name"))
-        cache.set(MARKETS_CACHE_KEY, named, MARKETS_CACHE_SECONDS)
+        with contextlib.suppress(*REDIS_UNREACHABLE):
+            cache.set(MARKETS_CACHE_KEY, named, MARKETS_CACHE_SECONDS)
     if not named:
         named = [(code, MARKET_NAMES.get(code, code)) for code in sorted(settings.DEFAULT_MARKETS)]
     return [(code, name) for code, name in named]

@@ -1,4 +1,4 @@
-"""Representations of catalogue records (docs/catalogue.md, "Food records"). Plain functions over
+"""Representations of catalogue records (docs/catalogue.md, "Records by id"). Plain functions over
 rows and models: a list page renders hundreds of these, so no serializer classes.
 
 Nothing volatile (request ids, remaining quota, times) ever goes into a body: the ETag

@@ -29,7 +29,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics_view, name="metrics"),
-    # The dashboard (issue 5, its own app since issue 15): at the root, keys, usage.
+    # The dashboard (issue 5, its own app since issue 15): people, plan and market at the
+    # root, keys, usage, the audit log and the quota-alert switch.
     path("", include("foodservice.dashboard.urls")),
 ]
 

@@ -16,6 +16,7 @@ from django.core.cache import caches
 from django.db import transaction
 
 from foodservice import problems
+from foodservice.redis import UNREACHABLE, set_many_replicated
 from keys.principal import KeyPrincipal
 
 logger = logging.getLogger("foodservice.keys")
@@ -24,16 +25,7 @@ TOMBSTONE = "invalidated"
 TOMBSTONE_SECONDS = 60
 
 
-def _redis_unreachable() -> tuple[type[BaseException], ...]:
-    try:
-        import redis
-        from django_redis.exceptions import ConnectionInterrupted
-    except ImportError:  # pragma: no cover - both ship with the service
-        return ()
-    return (ConnectionInterrupted, redis.ConnectionError, redis.TimeoutError)
-
-
-REDIS_UNREACHABLE = _redis_unreachable()  # the errors of an unreachable Redis
+REDIS_UNREACHABLE = UNREACHABLE  # the errors of an unreachable Redis (any topology)
 
 
 def _key(digest: str) -> str:
@@ -68,7 +60,8 @@ def forget(digests: Iterable[str]) -> None:
         return
     cache = caches["keys"]
     try:
-        cache.set_many(tombstones, timeout=TOMBSTONE_SECONDS)
+        # Under Sentinel a replica must hold the tombstones too (foodservice/redis.py).
+        set_many_replicated(cache, tombstones, timeout=TOMBSTONE_SECONDS)
     except REDIS_UNREACHABLE:
         # Without the tombstones other workers could keep serving the old state from
         # the cache if Redis comes back with its data: refuse the change instead (the

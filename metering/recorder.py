@@ -1,11 +1,16 @@
-"""The thread that writes this process's usage to the history (spec 2.3).
+"""The thread that copies the meter's per-key hourly buckets to the history (spec 2.3,
+issue 19).
 
-Each admitted request adds one to its key's current hour in ``history.buffer``. A daemon
-thread of the same web worker (no extra process) calls ``metering.history.usage_flush``
-every ``settings.METER_FLUSH_SECONDS``; a graceful exit flushes once more. A crash
-(SIGKILL, power loss) loses at most the requests admitted since the last flush, i.e.
-about ``METER_FLUSH_SECONDS`` of that worker's traffic; a failed write is put back and
-retried on the next flush.
+The buckets are counted by the meter itself, in the atomic step that decides each
+request (metering/backends.py, lua/consume.lua), so nothing of the history lives only in
+a web worker's memory (except with the in-process meter, whose whole state does). A
+daemon thread of each web worker (no extra process) calls
+``metering.history.usage_flush`` every ``settings.METER_FLUSH_SECONDS`` for the accounts
+that worker saw, and, on its first round and every ``SWEEP_SECONDS``, for every account
+the meter holds (one worker at a time, by a short Redis lock), so the counts of a worker
+killed before its flush are copied by the next sweep or by the next worker to see the
+account. A graceful exit flushes once more. The copy is of absolute values: running it
+twice, late or from two workers at once changes nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import atexit
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 
 from django.db import close_old_connections
@@ -22,15 +28,19 @@ from metering.history import usage_flush
 
 logger = logging.getLogger("foodservice.metering")
 
+# How often one worker copies every account's buckets, not only those it saw.
+SWEEP_SECONDS = 60.0
+
 
 class Flusher:
-    """Calls ``flush`` every ``interval`` seconds from a daemon thread of this process.
+    """Calls ``flush(sweep=...)`` every ``interval`` seconds from a daemon thread of this
+    process, with ``sweep=True`` on the first round and every ``SWEEP_SECONDS``.
 
-    Started lazily by the first admitted request, so a pre-forking server starts one per
+    Started lazily by the first metered request, so a pre-forking server starts one per
     worker, after the fork. The thread never raises: a failed flush is logged and its
-    counts wait for the next one."""
+    accounts wait for the next one."""
 
-    def __init__(self, flush: Callable[[], object]) -> None:
+    def __init__(self, flush: Callable[..., object]) -> None:
         self._flush = flush
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -55,13 +65,17 @@ class Flusher:
         self._thread = None
 
     def _run(self, interval: float, stop: threading.Event) -> None:
+        next_sweep = 0.0
         while not stop.wait(interval):
-            self.flush_quietly()
+            sweep = time.monotonic() >= next_sweep
+            if sweep:
+                next_sweep = time.monotonic() + SWEEP_SECONDS
+            self.flush_quietly(sweep=sweep)
 
-    def flush_quietly(self) -> None:
+    def flush_quietly(self, *, sweep: bool = False) -> None:
         try:
-            self._flush()
-        except Exception:  # the thread must survive a database outage
+            self._flush(sweep=sweep)
+        except Exception:  # the thread must survive a database or Redis outage
             logger.exception("usage history flush failed; will retry")
 
     def reset(self) -> None:
@@ -70,12 +84,12 @@ class Flusher:
         self._lock = threading.Lock()
 
 
-def _flush() -> object:
+def _flush(*, sweep: bool = False) -> object:
     # The flusher thread is outside Django's request cycle, which is what drops a broken
     # or expired connection: without this, a database restart leaves the thread on a
     # dead connection and no history is written until the worker exits (issue 7.6).
     close_old_connections()
-    return usage_flush()
+    return usage_flush(sweep=sweep)
 
 
 flusher = Flusher(_flush)

@@ -1,23 +1,25 @@
-"""Writes of metering: decide-and-count a request.
+"""Writes of metering: decide-and-count a request, give a failed one back.
 
 ``usage_consume`` is the one call the throttle makes per metered request: one atomic
-meter decision (backends.py), then, when admitted, one in-memory increment of the
-key's hour (``history.buffer``). ``history.usage_flush`` writes those increments to the
-history, amortised, from the worker's own flusher thread (recorder.py); never from the
-request path.
+meter decision (backends.py) that also counts the outcome in the key's hourly bucket.
+``usage_refund`` gives back the unit of an admitted request answered 5xx (issue 11.7).
+``history.usage_flush`` copies the meter's buckets to the history as absolute values
+(issue 19), from the worker's own flusher thread (recorder.py); never from the request
+path.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import datetime
 
 from django.conf import settings
 
 from foodservice import metrics
 from keys.principal import KeyPrincipal
-from metering import history, recorder
-from metering.backends import Outcome, get_meter
+from metering import recorder
+from metering.backends import MeterUnavailable, Outcome, Tally, get_meter
 from metering.bucket import Bucket
 from metering.decisions import MeterDecision, decision_for
 from metering.history import usage_seed
@@ -28,21 +30,49 @@ logger = logging.getLogger("foodservice.metering")
 
 def usage_consume(*, principal: KeyPrincipal, now: datetime) -> MeterDecision:
     """Decide ``principal``'s request at ``now`` against its account's quota and burst
-    bucket, as one atomic step, and count it if admitted (a refused request changes
-    nothing). Raises ``MeterUnavailable`` when Redis cannot be reached."""
+    bucket, as one atomic step that also counts the outcome (admitted, or refused by
+    the quota or the burst limit) in the key's hourly bucket; a refusal changes neither
+    the quota nor the bucket. Raises ``MeterUnavailable`` when Redis cannot be
+    reached."""
     window = window_at(principal.limits, principal.billing_anchor, now)
     bucket = Bucket.for_limits(principal.limits)
-    with metrics.meter_timer(backend=settings.METER_BACKEND):
-        tally = get_meter().consume(
+
+    def consume(peek: bool = False) -> Tally:
+        return get_meter().consume(
             account_id=principal.account_id,
             window=window,
             bucket=bucket,
             now_us=to_us(now),
             seed=lambda: usage_seed(account_id=principal.account_id, window=window),
+            key_id=principal.key_id,
+            peek=peek,
         )
-    if tally.outcome == Outcome.ADMITTED:
-        history.buffer.add(
-            key_id=principal.key_id, account_id=principal.account_id, hour=tally.hour, at=now
-        )
-        recorder.flusher.ensure_running(settings.METER_FLUSH_SECONDS)
+
+    with metrics.meter_timer(backend=settings.METER_BACKEND):
+        tally = consume()
+    if tally.outcome == Outcome.ADMITTED and tally.used >= window.quota and window.kind == "day":
+        # This request took the last of a rolling day (issue 14.4): when the next one is
+        # admitted depends on the hourly counts, which a peek returns. A peek decides and
+        # counts nothing (not even a refusal in the key's outcome buckets).
+        probe = consume(peek=True)
+        if probe.outcome == Outcome.PEEKED and probe.hour == tally.hour:
+            tally = replace(tally, hours=probe.hours)
+    recorder.flusher.ensure_running(settings.METER_FLUSH_SECONDS)
     return decision_for(tally, window=window, bucket=bucket, now=now)
+
+
+def usage_refund(*, principal: KeyPrincipal, decision: MeterDecision) -> bool:
+    """Give back the unit of ``principal``'s request admitted by ``decision`` and then
+    answered 5xx (issue 11.7): one meter call, on the error path only. It counts in
+    the key's ``failed`` bucket instead. Returns False when nothing was given back
+    (not admitted, or the meter lost the request's state since); never raises for an
+    unreachable meter (the failure is logged: the answer is a 5xx already)."""
+    if not decision.allowed or decision.hour is None:
+        return False
+    try:
+        return get_meter().refund(
+            account_id=principal.account_id, key_id=principal.key_id, hour=decision.hour
+        )
+    except MeterUnavailable as exc:
+        logger.warning("meter unreachable: a failed request could not be given back: %s", exc)
+        return False

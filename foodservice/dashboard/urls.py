@@ -1,13 +1,16 @@
 """Dashboard routes, mounted at the site root: people and accounts, plan and market at
-the root, keys under /keys/ (the ``keys`` namespace), usage under /usage/. The names
-``login`` and ``dashboard`` are the settings' LOGIN_URL and LOGIN_REDIRECT_URL."""
+the root, keys under /keys/ (the ``keys`` namespace), usage under /usage/, the audit log
+at /activity/ and the quota-alert switch at /alerts/. The names ``login`` and
+``dashboard`` are the settings' LOGIN_URL and LOGIN_REDIRECT_URL."""
 
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
-from django.urls import include, path, reverse_lazy
+from django.urls import include, path
 
 from foodservice.dashboard.views import accounts as views
+from foodservice.dashboard.views import activity as activity_views
+from foodservice.dashboard.views import alerts as alerts_views
 from foodservice.dashboard.views import keys as key_views
 from foodservice.dashboard.views import usage as usage_views
 
@@ -22,20 +25,12 @@ key_patterns = [
 urlpatterns = [
     path("", views.dashboard, name="dashboard"),
     path("signup/", views.sign_up, name="signup"),
+    path("signup/sent/", views.sign_up_sent, name="signup-sent"),
     path("login/", views.SignInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("verify-email/resend/", views.resend_verification, name="verify-email-resend"),
     path("verify-email/<str:token>/", views.verify_email, name="verify-email"),
-    path(
-        "password-reset/",
-        auth_views.PasswordResetView.as_view(
-            template_name="registration/password_reset_form.html",
-            email_template_name="registration/password_reset_email.txt",
-            subject_template_name="registration/password_reset_subject.txt",
-            success_url=reverse_lazy("password_reset_done"),
-        ),
-        name="password_reset",
-    ),
+    path("password-reset/", views.PasswordResetView.as_view(), name="password_reset"),
     path(
         "password-reset/sent/",
         auth_views.PasswordResetDoneView.as_view(
@@ -63,4 +58,6 @@ urlpatterns = [
     path("usage/usage.csv", usage_views.usage_csv, name="usage-csv"),
     path("usage/keys/<int:key_id>/", usage_views.key_usage, name="key-usage"),
     path("usage/keys/<int:key_id>/usage.csv", usage_views.key_usage_csv, name="key-usage-csv"),
+    path("activity/", activity_views.activity, name="activity"),
+    path("alerts/", alerts_views.quota_alerts, name="quota-alerts"),
 ]

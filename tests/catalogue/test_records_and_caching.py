@@ -76,6 +76,9 @@ def test_if_none_match_with_the_current_tag_is_304_without_body(sr28_small, tast
         response = taster.get(path, HTTP_IF_NONE_MATCH=header)
         assert response.status_code == 304, header
         assert response.content == b"" and response["ETag"] == etag
+        # Issue 14.1: RFC 9110 allows Content-Length on a 304 only if it equals the
+        # 200's; "0" made caches serve the stored body as empty.
+        assert not response.has_header("Content-Length"), header
 
 
 def test_stale_tag_gets_the_full_page(sr28_small, taster):

@@ -24,9 +24,15 @@ def markets(base: str, secret: str) -> set[bytes]:
 
 
 def test_changes_made_elsewhere_are_seen_by_every_worker():
+    check_changes_are_seen_by_every_worker()
+
+
+def check_changes_are_seen_by_every_worker(**env: str) -> None:
+    """The test's body; ``env`` adds to the servers' environment (tests/engines run it
+    on a Redis Cluster)."""
     account = AccountFactory(market="")
     key, secret = key_create(account=account, label="shared")
-    with gunicorn(workers=2) as base:
+    with gunicorn(workers=2, **env) as base:
         assert statuses(base, secret) == {200}
         assert all(b'"market":null' in body for body in markets(base, secret))
 
@@ -39,3 +45,22 @@ def test_changes_made_elsewhere_are_seen_by_every_worker():
 
         key_revoke(key=key)
         assert statuses(base, new_secret) == {401}
+
+
+def test_deactivating_the_owner_stops_every_key_on_every_worker():
+    """Issue 11.1: ``is_active`` false, saved anywhere, is a 401 on the next request for
+    every key of the account on every worker; reactivating restores them."""
+    account = AccountFactory(market="US")
+    _, first = key_create(account=account, label="one")
+    _, second = key_create(account=account, label="two")
+    owner = account.owner
+    with gunicorn(workers=2) as base:
+        assert statuses(base, first) | statuses(base, second) == {200}  # cached everywhere
+
+        owner.is_active = False
+        owner.save()
+        assert statuses(base, first) | statuses(base, second) == {401}
+
+        owner.is_active = True
+        owner.save()
+        assert statuses(base, first) | statuses(base, second) == {200}
