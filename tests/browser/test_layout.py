@@ -25,7 +25,7 @@ WIDTHS = (390, 1280, 1440)
 LONG_DOTTED = "ingest-worker.production.eu-west-1.k8s.internal.example.com"
 UNBROKEN = "svc" + "0123456789abcdefghijklmnopqrstuvwxyz" * 3  # no spaces, no dots
 UNBROKEN = UNBROKEN[:100]
-NAV = ("Overview", "API keys", "Usage", "Plan & billing", "Market")
+NAV = ("Overview", "API keys", "Usage", "Plan & billing", "Market", "Activity")
 
 
 def _account_with_five_keys() -> tuple[Account, list[ApiKey]]:
@@ -87,6 +87,7 @@ def test_every_signed_in_page_fits_every_width(page, live_server, shot):
         "plan": "/plan/",
         "plan-change": "/plan/change/?tier=sous_chef",
         "market": "/market/",
+        "activity": "/activity/",
     }
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
@@ -98,6 +99,10 @@ def test_every_signed_in_page_fits_every_width(page, live_server, shot):
             assert _in_view(page, page.get_by_role("link", name=link, exact=True)), (link, width)
         wrap = page.locator(".table-wrap")  # nothing hidden in the table's own scroller
         assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth"), width
+        page.goto("/activity/")  # the audit log names the long labels too
+        wrap = page.locator(".table-wrap")
+        assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth"), ("activity", width)
+        page.goto("/keys/")
         for key in keys:  # every key's actions in view, whatever its label
             row = page.locator(f"#key-{key.pk}")
             for action in ("Usage", "Rename", "Rotate", "Revoke"):
@@ -138,6 +143,7 @@ def test_signed_out_pages_fit_every_width(page, live_server, shot):
         for name, path in {
             "signin": "/login/",
             "signup": "/signup/",
+            "signup-sent": "/signup/sent/",
             "password-reset": "/password-reset/",
             "not-found": "/no-such-page/",
         }.items():
