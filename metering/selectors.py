@@ -268,10 +268,10 @@ def usage_summary(*, account: Account, now: datetime | None = None) -> UsageMete
 
 def usage_releases(*, account: Account, used: int, now: datetime) -> tuple[Release, ...]:
     """When the ``used`` requests of ``account``'s rolling day free up, hour by hour
-    (spec 8.1), soonest first. The hours come from the history (and this process's
-    unwritten counts); requests the live meter counted that other workers have not
-    written yet (at most ``METER_FLUSH_SECONDS`` old) belong to the current hour, so
-    they are added to its release and the releases always add up to ``used``."""
+    (spec 8.1), soonest first. The hours come from the history; requests the live
+    meter counted that no flush has copied yet (at most ``METER_FLUSH_SECONDS`` old)
+    belong to the current hour, so they are added to its release and the releases
+    always add up to ``used``."""
     window = window_at(account.limits, account.billing_anchor, now)
     if window.start_hour is not None or used <= 0:
         return ()
