@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "foodservice",
+    "foodservice.dashboard",
     "accounts",
     "keys",
     "metering",
@@ -223,6 +224,16 @@ FOODSERVICE_TIERS: dict[str, dict[str, object]] = {
     "executive_chef": {"quota": 10_000_000, "window": "month", "rate": 100.0, "burst": 500},
 }
 MAX_KEYS_PER_ACCOUNT = 5
+# List prices shown on the Plan page (issue 15), as display text. No payment provider is
+# connected, so nothing is charged; the page says so. Executive Chef is negotiated.
+PLAN_PRICES = {
+    "taster": "Free",
+    "sous_chef": env_str("PLAN_PRICE_SOUS_CHEF", "US$49 a month"),
+    "head_chef": env_str("PLAN_PRICE_HEAD_CHEF", "US$199 a month"),
+    "executive_chef": env_str("PLAN_PRICE_EXECUTIVE_CHEF", "Negotiated"),
+}
+# Where "contact sales" on the Executive Chef card leads (a mailto: or https: URL).
+SALES_CONTACT_URL = env_str("SALES_CONTACT_URL", "mailto:sales@localhost")
 # Markets offered before the catalogue holds any food (catalogue/selectors.py).
 DEFAULT_MARKETS = env_list("DEFAULT_MARKETS", ["US"])
 

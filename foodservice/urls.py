@@ -6,10 +6,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 
 from accounts.api import MarketView
-from accounts.audit import views as audit_views
 from foodservice import docs, errors, health, metrics
-from metering import views as usage_views
-from metering.alerts import views as alerts_views
 from metering.api import UsageView
 
 api_v1 = [
@@ -32,15 +29,9 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics_view, name="metrics"),
-    # The dashboard (issue 5): people, plan and market at the root, keys, usage.
-    path("keys/", include("keys.urls")),
-    path("usage/", usage_views.usage, name="usage"),
-    path("usage/usage.csv", usage_views.usage_csv, name="usage-csv"),
-    path("usage/keys/<int:key_id>/", usage_views.key_usage, name="key-usage"),
-    path("usage/keys/<int:key_id>/usage.csv", usage_views.key_usage_csv, name="key-usage-csv"),
-    path("activity/", audit_views.activity, name="activity"),
-    path("alerts/", alerts_views.quota_alerts, name="quota-alerts"),
-    path("", include("accounts.urls")),
+    # The dashboard (issue 5, its own app since issue 15): people, plan and market at the
+    # root, keys, usage, the audit log and the quota-alert switch.
+    path("", include("foodservice.dashboard.urls")),
 ]
 
 handler400 = errors.bad_request

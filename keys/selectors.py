@@ -82,3 +82,12 @@ def key_get(*, key_id: int | str, account: Account | None = None) -> ApiKey:
 
 def active_key_count(*, account: Account, now: datetime) -> int:
     return ApiKey.objects.filter(account=account).active(now).count()
+
+
+def key_for_account(*, account: Account, key_id: int | str) -> ApiKey | None:
+    """``account``'s key ``key_id``, or None when it has no such key: unknown,
+    malformed, or another account's (which the dashboard answers with a 404)."""
+    try:
+        return key_get(key_id=key_id, account=account)
+    except problems.NotFound:
+        return None

@@ -13,7 +13,7 @@ Both keep per account: the burst bucket, 24 hourly counts and the count of the c
 billing period, and per key and hour the requests admitted, given back after a 5xx,
 and refused by the quota and by the burst limit (``Buckets``), counted in the same
 atomic step as the decision (issue 19). ``snapshot`` reads those buckets for
-``metering.services.usage_flush``, which copies them to the history as absolute values;
+``metering.history.usage_flush``, which copies them to the history as absolute values;
 ``prune`` then forgets the flushed ones of closed hours. When an account has no state
 (first use, Redis restarted or failed over, the state expired while idle, the process
 restarted) both call ``seed`` for the account's usage rebuilt from the durable history

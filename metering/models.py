@@ -16,7 +16,7 @@ class KeyUsageHour(models.Model):
     ``quota_refused``/``burst_refused``: refused with that 429 (never counted).
     Points at the key's id, which rotation keeps, so the history survives rotation;
     ``account`` repeats the key's account (a key never changes account) so an account's
-    usage is one indexed range read. Written by ``metering.services.usage_flush`` as
+    usage is one indexed range read. Written by ``metering.history.usage_flush`` as
     absolute values copied from the meter (issue 19), a few seconds behind the live
     counts; the source the live counts are rebuilt from.
     """

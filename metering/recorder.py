@@ -5,7 +5,7 @@ The buckets are counted by the meter itself, in the atomic step that decides eac
 request (metering/backends.py, lua/consume.lua), so nothing of the history lives only in
 a web worker's memory (except with the in-process meter, whose whole state does). A
 daemon thread of each web worker (no extra process) calls
-``metering.services.usage_flush`` every ``settings.METER_FLUSH_SECONDS`` for the accounts
+``metering.history.usage_flush`` every ``settings.METER_FLUSH_SECONDS`` for the accounts
 that worker saw, and, on its first round and every ``SWEEP_SECONDS``, for every account
 the meter holds (one worker at a time, by a short Redis lock), so the counts of a worker
 killed before its flush are copied by the next sweep or by the next worker to see the
@@ -21,6 +21,10 @@ import os
 import threading
 import time
 from collections.abc import Callable
+
+from django.db import close_old_connections
+
+from metering.history import usage_flush
 
 logger = logging.getLogger("foodservice.metering")
 
@@ -81,10 +85,6 @@ class Flusher:
 
 
 def _flush(*, sweep: bool = False) -> object:
-    from django.db import close_old_connections
-
-    from metering.services import usage_flush
-
     # The flusher thread is outside Django's request cycle, which is what drops a broken
     # or expired connection: without this, a database restart leaves the thread on a
     # dead connection and no history is written until the worker exits (issue 7.6).

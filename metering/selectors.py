@@ -11,7 +11,6 @@ the quota 429 or the burst 429, and answered 5xx (given back); only the first co
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -22,11 +21,12 @@ from accounts.models import Account
 from accounts.tiers import TierLimits
 from keys.models import ApiKey
 from keys.principal import KeyPrincipal
-from metering.backends import Buckets, MeterUnavailable, Outcome, Seed, Tally, get_meter
+from metering.backends import MeterUnavailable, Outcome, Tally, get_meter
 from metering.bucket import Bucket
 from metering.decisions import decision_for
+from metering.history import OUTCOME_COLUMNS, usage_seed
 from metering.models import KeyUsageHour
-from metering.windows import DAY_HOURS, Window, hour_of, hour_start, to_us, window_at
+from metering.windows import DAY_HOURS, day_releases, hour_of, hour_start, to_us, window_at
 
 logger = logging.getLogger("foodservice.metering")
 
@@ -70,39 +70,6 @@ class UsagePoint:
     @property
     def total(self) -> int:
         return self.count + self.quota_refused + self.burst_refused + self.failed
-
-
-OUTCOME_COLUMNS = ("count", "quota_refused", "burst_refused", "failed")
-
-
-def usage_seed(*, account_id: int, window: Window) -> Seed:
-    """The account's usage rebuilt from the history, to (re)initialise the meter: the
-    last 24 hourly totals, the total since the billing period's first hour, and the
-    current hour's per-key buckets. What the meter counted and had not copied yet (at
-    most the last ``METER_FLUSH_SECONDS`` before it lost its state) is not there."""
-    first = window.hour - DAY_HOURS + 1
-    if window.start_hour is not None:
-        first = min(first, window.start_hour)
-    totals: Counter[int] = Counter()
-    rows = (
-        KeyUsageHour.objects.filter(account_id=account_id, hour__gte=hour_start(first))
-        .values("hour")
-        .annotate(n=Sum("count"))
-    )
-    for row in rows:
-        totals[hour_of(row["hour"])] += row["n"]
-    hours = {h: n for h, n in totals.items() if window.hour - DAY_HOURS < h <= window.hour}
-    period = 0
-    if window.start_hour is not None:
-        period = sum(n for h, n in totals.items() if window.start_hour <= h <= window.hour)
-    current = KeyUsageHour.objects.filter(
-        account_id=account_id, hour=hour_start(window.hour)
-    ).values_list("key_id", *OUTCOME_COLUMNS)
-    buckets = {
-        (key_id, window.hour): Buckets(count + failed, failed, quota, burst)
-        for key_id, count, quota, burst, failed in current
-    }
-    return Seed(hours=hours, period_count=period, buckets=buckets)
 
 
 def principal_usage(*, principal: KeyPrincipal, now: datetime | None = None) -> UsageSummary:
@@ -239,3 +206,77 @@ def _usage(
         period_end=window.resets_at,
         live=live,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """``requests`` of a rolling day that leave the window (free up) at ``at``."""
+
+    at: datetime
+    requests: int
+
+
+@dataclass(frozen=True, slots=True)
+class UsageMeter:
+    """The account's standing in its window, shaped for the usage meter.
+
+    ``releases``: on a rolling day, when the requests counted now free up, hour by hour
+    and soonest first (``windows.day_releases``); ``frees_at`` is the first of them.
+    ``renews_at``: on a billing period, the renewal. ``low``/``high`` colour the meter."""
+
+    used: int
+    quota: int
+    remaining: int
+    frees_at: datetime | None
+    renews_at: datetime | None
+    live: bool
+    available: bool = True
+    releases: tuple[Release, ...] = ()
+
+    @property
+    def low(self) -> float:
+        return self.quota * 0.75
+
+    @property
+    def high(self) -> float:
+        return self.quota * 0.9
+
+    @property
+    def period_end(self) -> datetime | None:
+        return self.renews_at
+
+
+def usage_summary(*, account: Account, now: datetime | None = None) -> UsageMeter:
+    """The account's usage in its current window, across all keys (= GET /v1/usage),
+    and on a rolling day when that usage frees up (``usage_releases``)."""
+    now = now or timezone.now()
+    summary = account_usage(account=account, now=now)
+    monthly = account.limits.window == "month"
+    releases = (
+        () if monthly else usage_releases(account=account, used=summary.request_count, now=now)
+    )
+    return UsageMeter(
+        used=summary.request_count,
+        quota=summary.request_quota,
+        remaining=summary.remaining,
+        frees_at=releases[0].at if releases else None,
+        renews_at=summary.period_end if monthly else None,
+        live=summary.live,
+        releases=releases,
+    )
+
+
+def usage_releases(*, account: Account, used: int, now: datetime) -> tuple[Release, ...]:
+    """When the ``used`` requests of ``account``'s rolling day free up, hour by hour
+    (spec 8.1), soonest first. The hours come from the history; requests the live
+    meter counted that no flush has copied yet (at most ``METER_FLUSH_SECONDS`` old)
+    belong to the current hour, so they are added to its release and the releases
+    always add up to ``used``."""
+    window = window_at(account.limits, account.billing_anchor, now)
+    if window.start_hour is not None or used <= 0:
+        return ()
+    hours = dict(usage_seed(account_id=account.pk, window=window).hours)
+    missing = used - sum(hours.values())
+    if missing > 0:
+        hours[window.hour] = hours.get(window.hour, 0) + missing
+    return tuple(Release(at, n) for at, n in day_releases(hours, window.hour))

@@ -145,6 +145,18 @@ def day_frees_at(counts: Mapping[int, int], hour: int, quota: int) -> datetime:
     return hour_start(hour + DAY_HOURS)
 
 
+def day_releases(counts: Mapping[int, int], hour: int) -> list[tuple[datetime, int]]:
+    """When the requests counted in the rolling day ending in ``hour`` leave it, soonest
+    first, as ``(moment, requests)``: each hour's requests free up at the top of the
+    hour 24 hours after theirs (spec 8.1: allowance frees as each hour ages out, no
+    reset at midnight). Hours without requests are left out."""
+    return [
+        (hour_start(h + DAY_HOURS), counts[h])
+        for h in range(hour - DAY_HOURS + 1, hour + 1)
+        if counts.get(h, 0) > 0
+    ]
+
+
 def seconds_until(moment: datetime, now: datetime) -> int:
     """Whole seconds from ``now`` to ``moment``, rounded up and at least 1 (spec 7:
     Retry-After is never 0 while waiting is needed)."""

@@ -16,7 +16,7 @@ KEYS[1]  the account's state hash, "<prefix>meter:{a<account id>}". One key per
          in period ps), h<i>/c<i> for i = hour % 24 (a ring of 24 hourly counts: the
          hour number held in slot i and its count; the quota counts these).
          The per-key hourly buckets (issue 19), copied to PostgreSQL as absolute
-         values by metering.services.usage_flush: "a:<key id>:<hour>" requests admitted,
+         values by metering.history.usage_flush: "a:<key id>:<hour>" requests admitted,
          "f:<key id>:<hour>" of those, answered 5xx and given back (refund.lua),
          "q:<key id>:<hour>" refused by the quota, "b:<key id>:<hour>" refused by the
          burst limit; "l:<key id>" the key's latest admitted request (us). Every one of

@@ -1,7 +1,7 @@
 --[[
 prune.lua: forget per-key buckets that the history already holds (issue 19).
 
-metering.services.usage_flush copies an account's buckets (consume.lua's "a:", "f:",
+metering.history.usage_flush copies an account's buckets (consume.lua's "a:", "f:",
 "q:", "b:" and "l:" fields) to PostgreSQL, then calls this for those of closed hours
 (and the "l:" fields): each group of fields is deleted only when every field still
 holds the value that was written, so a count that moved since the copy (a late refund)

@@ -21,7 +21,8 @@ from keys.services import key_create
 from metering.alerts import periodic
 from metering.alerts.models import QuotaAlert
 from metering.alerts.services import alerts_set_enabled, quota_alerts_check
-from metering.services import usage_consume, usage_flush
+from metering.history import usage_flush
+from metering.services import usage_consume
 from tests.conftest import T0
 from tests.factories import AccountFactory
 

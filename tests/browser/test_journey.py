@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.core import mail
 
-from metering.services import usage_flush
+from metering.history import usage_flush
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -103,7 +103,7 @@ def test_a_newcomer_signs_up_verifies_uses_rotates_revokes_and_upgrades(page, li
     page.goto("/market/")
     page.get_by_label("Market", exact=True).select_option("US")
     page.get_by_role("button", name="Save market").click()
-    assert page.get_by_text("Your market is now US.").is_visible()
+    assert page.get_by_text("Your market is now United States (US).").is_visible()
     shot(page, "market-chosen")
     status, headers, _ = api(base, "/v1/foods?q=apple", secret)
     assert status == 200 and headers["RateLimit-Limit"] == "250"

@@ -1,10 +1,10 @@
-"""The pure bar-chart geometry behind the usage charts (foodservice/charts.py)."""
+"""The pure bar-chart geometry behind the usage charts (foodservice/dashboard/charts.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from foodservice.charts import HEIGHT, LEFT, WIDTH, bar_chart, nice_ceiling
+from foodservice.dashboard.charts import HEIGHT, LEFT, WIDTH, bar_chart, nice_ceiling
 
 
 @pytest.mark.parametrize(
@@ -44,7 +44,7 @@ def test_an_empty_series_draws_an_empty_chart():
 
 
 def test_stacked_bars_split_each_total_into_its_series_bottom_first():
-    from foodservice.charts import stacked_bar_chart
+    from foodservice.dashboard.charts import stacked_bar_chart
 
     series = [("admitted", "Admitted"), ("quota", "Quota 429"), ("failed", "Failed")]
     chart = stacked_bar_chart(

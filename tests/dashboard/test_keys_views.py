@@ -101,16 +101,37 @@ def test_a_label_is_required(owner_client, verified):
     assert re.search(r'name="once" value="[^"]+"', response.content.decode())
 
 
-def test_a_sixth_key_is_refused_with_the_limit_message(owner_client, verified):
+LIMIT_SAID = "The account holds 5 of 5 keys, the most it may hold. To free a slot, revoke"
+
+
+def test_at_the_limit_create_is_disabled_with_one_message_before_the_click(owner_client, verified):
     for i in range(settings.MAX_KEYS_PER_ACCOUNT):
         key_create(account=verified, label=f"k{i}")
     page = owner_client.get("/keys/").content.decode()
-    assert "the most it may hold" in page
+    assert page.count(LIMIT_SAID) == 1
+    button = re.search(r"<button[^>]*>Create key</button>", page).group(0)
+    assert "disabled" in button and 'aria-describedby="create-blocked"' in button
+
+
+def test_a_forced_sixth_key_is_refused_with_the_same_single_message(owner_client, verified):
+    for i in range(settings.MAX_KEYS_PER_ACCOUNT):
+        key_create(account=verified, label=f"k{i}")
     response = create(owner_client, label="sixth")
     page = response.content.decode()
-    assert "An account holds at most 5 keys: revoke one before creating another." in page
+    assert response.status_code == 409
+    assert page.count(LIMIT_SAID) == 1
+    assert "alert--error" not in page  # no second message in other words
     assert not SECRET.search(page)
     assert ApiKey.objects.filter(account=verified).count() == 5
+
+
+def test_one_lost_key_advice_on_every_page_that_gives_it(owner_client, verified):
+    key, _ = key_create(account=verified, label="a")
+    advice = "Rotate the key to get a new secret, or revoke it and create a new one."
+    for path in ("/", "/keys/", f"/keys/{key.pk}/revoke/"):
+        assert advice in owner_client.get(path).content.decode(), path
+    page = create(owner_client, label="b").content.decode()
+    assert advice in page
 
 
 def test_a_revoked_key_frees_a_place(owner_client, verified):

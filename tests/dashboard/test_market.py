@@ -35,7 +35,7 @@ def test_overview_asks_a_taster_to_choose_a_market(no_market_client):
 def test_choosing_a_market_saves_it_for_every_key(no_market_client, unverified):
     _, secret = key_create(account=unverified, label="a")
     response = no_market_client.post("/market/", {"market": "US"}, follow=True)
-    assert "Your market is now US." in response.content.decode()
+    assert "Your market is now United States (US)." in response.content.decode()
     assert Account.objects.get(pk=unverified.pk).market == "US"
     body = APIClient().get("/v1/market", headers={"X-API-Key": secret}).json()
     assert body["data"]["market"] == "US"
@@ -57,7 +57,7 @@ def test_a_market_not_offered_is_refused(no_market_client, unverified):
 def test_a_market_withdrawn_between_page_and_post_is_refused_by_the_service(
     no_market_client, unverified
 ):
-    from accounts.forms import MarketForm
+    from foodservice.dashboard.forms import MarketForm
 
     form = MarketForm({"market": "GB"}, account=unverified, offered=[("GB", "United Kingdom")])
     assert form.is_valid()

@@ -4,13 +4,14 @@ tier with the rules shown first, and the honest no-payment note."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 
-from accounts.forms import tier_change_rules
 from accounts.models import Account
 from accounts.services import account_set_tier
 from accounts.tiers import tier_limits
+from foodservice.dashboard.forms import tier_change_rules
 from keys.selectors import key_authenticate
 from keys.services import key_create
 
@@ -78,12 +79,42 @@ def test_downgrade_to_taster_is_allowed_and_explained(owner_client, verified):
     assert Account.objects.get(pk=verified.pk).tier == "taster"
 
 
-@pytest.mark.parametrize("tier", ["taster", "executive_chef", "gold", ""])
-def test_current_negotiated_or_unknown_tiers_are_refused(owner_client, verified, tier):
+@pytest.mark.parametrize(
+    ("tier", "said"),
+    [
+        ("taster", "The account is already on Taster."),
+        ("executive_chef", "Executive Chef is set up with our team"),
+        ("gold", "That plan cannot be chosen here. Choose one of the plans below."),
+        ("", "Choose a plan below."),
+    ],
+)
+def test_current_negotiated_or_unknown_tiers_are_refused(owner_client, verified, tier, said):
     response = owner_client.post("/plan/change/", {"tier": tier}, follow=True)
     assert response.redirect_chain[-1][0] == "/plan/"
-    assert 'class="alert alert--error"' in response.content.decode()
+    page = response.content.decode()
+    assert 'class="alert alert--error"' in page and said in page
     assert Account.objects.get(pk=verified.pk).tier == "taster"
+
+
+@pytest.mark.parametrize("query", ["?tier=executive_chef", "?tier=<b>x</b>", "?tier=", ""])
+def test_a_forced_tier_in_the_url_gets_a_clear_message_not_a_form_error(owner_client, query):
+    response = owner_client.get(f"/plan/change/{query}", follow=True)
+    page = response.content.decode()
+    assert response.redirect_chain[-1][0] == "/plan/"
+    assert "Select a valid choice" not in page and "<b>x</b>" not in page
+    assert re.search(r'alert--error" role="alert">[A-Z][^<]+\.</div>', page)
+
+
+def test_plan_cards_show_prices_from_settings_and_a_contact_link(owner_client, settings):
+    settings.PLAN_PRICES = {**settings.PLAN_PRICES, "head_chef": "EUR 180 a month"}
+    settings.SALES_CONTACT_URL = "mailto:sales@example.com"
+    page = owner_client.get("/plan/").content.decode()
+    assert "EUR 180 a month" in page
+    assert settings.PLAN_PRICES["sous_chef"] in page
+    assert "No payment provider is connected yet." in page and "nothing is charged" in page
+    assert '<a href="mailto:sales@example.com">contact sales</a>' in page
+    assert "One: United States (US)" in page
+    assert "<h1>Plan &amp; billing</h1>" in page  # the same words as the navigation
 
 
 def test_rules_for_a_paid_downgrade_warn_about_usage_over_the_new_quota():

@@ -4,14 +4,16 @@ survives rotation, hourly and daily SVG charts, CSV downloads."""
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import re
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from keys.services import key_create, key_rotate
-from metering.services import usage_flush
+from metering.history import usage_flush
 
 pytestmark = pytest.mark.django_db
 
@@ -150,6 +152,63 @@ def test_overview_and_plan_show_the_live_usage(owner_client, verified, clock):
     assert "5</strong> of 250 requests used" in owner_client.get("/").content.decode()
 
 
+def _release_rows(page: str) -> list[tuple[str, int]]:
+    table = re.search(r'<details class="data-table" id="releases">.*?</details>', page, re.S)
+    rows = re.findall(r'<time datetime="([^"]+)">[^<]*</time></td><td class="num">(\d+)<', table[0])
+    return [(stamp, int(n)) for stamp, n in rows]
+
+
+def test_taster_frees_up_text_follows_the_meterings_rolling_schedule(owner_client, verified, clock):
+    """Spec 8.1: each hour's requests leave the rolling day 24 hours after their hour.
+    The page's words and its table are the schedule of ``metering.windows``."""
+    from metering.models import KeyUsageHour
+    from metering.windows import day_releases, hour_of
+
+    _, secret = key_create(account=verified, label="a")
+    call_api(secret, 3)  # 10 Mar 14:25
+    clock.shift(3600)
+    call_api(secret, 2)  # 15:25
+    clock.shift(2 * 3600)
+    call_api(secret, 1)  # 17:25
+    usage_flush()
+    page = owner_client.get("/usage/").content.decode()
+    assert "3 requests free up at 14:00, 2 at 15:00 and 1 at 17:00 UTC" in page
+    counts = {hour_of(r.hour): r.count for r in KeyUsageHour.objects.all()}
+    schedule = day_releases(counts, hour_of(timezone.now()))
+    assert _release_rows(page) == [(at.isoformat(), n) for at, n in schedule]
+    assert _release_rows(page)[0] == ("2026-03-11T14:00:00+00:00", 3)
+
+    # A day after the first hour, its 3 requests have left the window; nothing else has.
+    clock.move_to(dt.datetime(2026, 3, 11, 14, 5, tzinfo=dt.UTC))
+    page = owner_client.get("/").content.decode()
+    assert "3</strong> of 250 requests used" in page
+    assert "2 requests free up at 15:00 and 1 request" not in page
+    assert "2 requests free up at 15:00 and 1 at 17:00 UTC" in page
+
+
+def test_the_frees_up_schedule_adds_up_to_the_live_count(owner_client, verified, clock):
+    _, secret = key_create(account=verified, label="a")
+    call_api(secret, 2)
+    usage_flush()
+    clock.shift(3600)
+    call_api(secret, 4)  # not flushed yet: only in the meter's buckets
+    page = owner_client.get("/usage/").content.decode()
+    assert "6</strong> of 250 requests used" in page
+    assert "2 requests free up at 14:00 and 4 at 15:00 UTC" in page
+
+
+def test_a_paid_plan_shows_its_renewal_not_hourly_releases(owner_client, verified, clock):
+    from accounts.services import account_set_tier
+
+    account_set_tier(account=verified, tier="sous_chef")
+    _, secret = key_create(account=verified, label="a")
+    call_api(secret, 2)
+    usage_flush()
+    page = owner_client.get("/usage/").content.decode()
+    assert "free up at" not in page and 'id="releases"' not in page
+    assert "Renews 10 Apr 2026, 14:00 UTC" in page
+
+
 def outcome_rows(page: str, chart_id: str) -> list[list[int]]:
     """The numbers table of a stacked chart: per bar, [admitted, quota, burst, failed]."""
     figure = re.search(rf'aria-labelledby="{chart_id}-title.*?</figure>', page, re.S).group(0)
@@ -202,7 +261,7 @@ def test_charts_stack_admitted_refused_and_failed_requests(owner_client, verifie
 
     by_key = re.search(r'id="per-key-heading".*?</table>', page, re.S).group(0)
     cells = [
-        [int(n.replace(",", "")) for n in re.findall(r'<td class="num">([\d,]+)</td>', row)]
+        [int(n.replace(",", "")) for n in re.findall(r'<td class="num"[^>]*>([\d,]+)</td>', row)]
         for row in re.findall(r"<tr>(.*?)</tr>", by_key, re.S)[1:]
     ]
     assert cells == [[10, 0, 3, 0], [2, 2, 0, 0]]  # keys a, b this window

@@ -13,8 +13,8 @@ from accounts.models import Account
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
 from keys.services import key_create, key_rotate
+from metering.history import usage_flush
 from metering.selectors import key_usage_hourly, key_usage_in_window
-from metering.services import usage_flush
 from tests.conftest import T0
 from tests.factories import AccountFactory
 

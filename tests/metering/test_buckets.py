@@ -22,9 +22,10 @@ from accounts.tiers import TierLimits
 from keys.principal import KeyPrincipal
 from keys.selectors import principal_for
 from keys.services import key_create
+from metering.history import usage_flush
 from metering.models import KeyUsageHour
 from metering.selectors import account_usage
-from metering.services import usage_consume, usage_flush
+from metering.services import usage_consume
 from metering.windows import hour_of
 from tests.factories import AccountFactory
 from tests.metering.test_history import lose_meter_state
@@ -120,7 +121,7 @@ def test_a_late_or_repeated_copy_never_moves_the_history_back(clock):
     assert history(account) == seen
     # An older copy of the same buckets (a flusher that read them before the last
     # copy and wrote after it) is skipped.
-    from metering.services import _upsert
+    from metering.history import _upsert
     from metering.windows import hour_start
 
     key_id = principals[0].key_id

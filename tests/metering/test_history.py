@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from accounts.services import account_set_tier
 from keys.services import key_create
 from metering.backends import meter_reset
+from metering.history import usage_flush
 from metering.models import KeyUsageHour
 from metering.selectors import (
     account_usage,
@@ -20,7 +21,6 @@ from metering.selectors import (
     key_usage_hourly,
     key_usage_in_window,
 )
-from metering.services import usage_flush
 from tests.conftest import T0
 from tests.factories import AccountFactory
 from tests.metering.test_api import read, usage

@@ -13,8 +13,8 @@ from django.db.models import Sum
 from keys.services import key_create
 from metering.backends import Meter, Outcome, Seed, get_meter
 from metering.bucket import Bucket
+from metering.history import usage_flush
 from metering.models import KeyUsageHour
-from metering.services import usage_flush
 from metering.windows import hour_of, to_us, window_at
 from tests.conftest import T0
 from tests.metering.test_api import custom_account, read, usage

@@ -11,6 +11,7 @@ from metering.windows import (
     add_months,
     billing_period,
     day_frees_at,
+    day_releases,
     day_used,
     epoch_seconds,
     hour_of,
@@ -152,3 +153,22 @@ def test_seconds_until_rounds_up_and_is_never_zero(moment, now, seconds):
 def test_epoch_seconds_is_the_unix_time_rounded_up():
     assert epoch_seconds(utc(2026, 3, 10, 15)) == 1_773_154_800
     assert epoch_seconds(utc(2026, 3, 10, 15, 0, 0, 1)) == 1_773_154_801
+
+
+@pytest.mark.parametrize(
+    ("counts", "releases"),
+    [
+        ({}, []),
+        # spec 8.1: each hour's requests leave 24 hours after the top of their hour
+        ({H: 5}, [(hour_start(H + 24), 5)]),
+        (
+            {H - 23: 12, H - 5: 30, H: 1},
+            [(hour_start(H + 1), 12), (hour_start(H + 19), 30), (hour_start(H + 24), 1)],
+        ),
+        # hours already out of the window, and empty hours, free nothing
+        ({H - 24: 7, H - 2: 0, H - 1: 4}, [(hour_start(H + 23), 4)]),
+    ],
+)
+def test_day_releases_say_when_each_counted_hour_frees_up(counts, releases):
+    assert day_releases(counts, H) == releases
+    assert sum(n for _, n in releases) == day_used(counts, H)

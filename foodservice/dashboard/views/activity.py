@@ -1,4 +1,5 @@
-"""The owner's audit log page: their account's entries, newest first, paged."""
+"""Dashboard page of the owner's audit log: their account's entries, newest first, paged
+(issue 16)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from accounts.audit.selectors import audit_for_account
-from accounts.views import account_of
+from foodservice.dashboard.views.accounts import account_of
 
 PAGE_SIZE = 50
 

@@ -134,6 +134,18 @@ class TierChangeForm(forms.Form):
     def save(self, *, actor: Actor | None = None) -> Account:
         return account_set_tier(account=self.account, tier=self.cleaned_data["tier"], actor=actor)
 
+    def refusal(self) -> str:
+        """Why the requested change cannot be made, in words for a person (a forced or
+        stale ``?tier=`` never shows a raw form error)."""
+        asked = str(self.data.get("tier", "")).strip()
+        if not asked:
+            return "Choose a plan below."
+        if asked == Tier.EXECUTIVE_CHEF.value:
+            return "Executive Chef is set up with our team: use the contact link on its card."
+        if asked == self.account.tier:
+            return f"The account is already on {self.account.get_tier_display()}."
+        return "That plan cannot be chosen here. Choose one of the plans below."
+
     def rules(self) -> list[str]:
         """What the change does, shown before the person confirms it."""
         return tier_change_rules(

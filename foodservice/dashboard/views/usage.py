@@ -14,20 +14,18 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from accounts.models import Account
-from foodservice import problems
-from foodservice.charts import BarChart, stacked_bar_chart
+from foodservice.dashboard.charts import BarChart, stacked_bar_chart
+from foodservice.dashboard.views.accounts import account_of, own_key
 from keys.models import ApiKey
-from keys.selectors import key_get, keys_for_account
+from keys.selectors import keys_for_account
 from metering import selectors
 from metering.selectors import UsagePoint
 
@@ -45,53 +43,6 @@ CSV_OUTCOME_COLUMNS = ("requests", "quota_429", "burst_429", "failed_5xx")
 def _outcomes(point: UsagePoint) -> tuple[int, int, int, int]:
     """``point``'s counts in ``OUTCOME_SERIES`` order."""
     return (point.count, point.quota_refused, point.burst_refused, point.failed)
-
-
-@dataclass(frozen=True, slots=True)
-class UsageMeter:
-    """The account's standing in its window, shaped for the usage meter.
-
-    ``frees_at``: on a rolling day with usage, when the oldest counted hour ages out;
-    ``renews_at``: on a billing period, the renewal. ``low``/``high`` colour the meter."""
-
-    used: int
-    quota: int
-    remaining: int
-    frees_at: datetime | None
-    renews_at: datetime | None
-    live: bool
-    available: bool = True
-
-    @property
-    def low(self) -> float:
-        return self.quota * 0.75
-
-    @property
-    def high(self) -> float:
-        return self.quota * 0.9
-
-    @property
-    def period_end(self) -> datetime | None:
-        return self.renews_at
-
-
-def usage_summary(*, account: Account, now: datetime | None = None) -> UsageMeter:
-    """The account's usage in its current window, across all keys (= GET /v1/usage)."""
-    summary = selectors.account_usage(account=account, now=now)
-    monthly = account.limits.window == "month"
-    return UsageMeter(
-        used=summary.request_count,
-        quota=summary.request_quota,
-        remaining=summary.remaining,
-        frees_at=None if monthly or not summary.request_count else summary.period_end,
-        renews_at=summary.period_end if monthly else None,
-        live=summary.live,
-    )
-
-
-def key_window_counts(*, account: Account, keys: Iterable[ApiKey] = ()) -> dict[int, int]:
-    """Requests of each key of ``account`` in the account's current window."""
-    return selectors.key_usage_in_window(account=account)
 
 
 # --- Series and charts ----------------------------------------------------------------------
@@ -116,11 +67,22 @@ def _hour_label(start: datetime) -> str:
     return f"{start:%d %b %H:00} to {start + timedelta(hours=1):%H:00} UTC"
 
 
+def _ticked(i: int, n: int, step: int) -> bool:
+    """Whether bar ``i`` of ``n`` carries an axis label: every ``step``-th counted back
+    from the last, so the current hour or today is always labelled (issue 15.5)."""
+    return (n - 1 - i) % step == 0
+
+
 def hourly_chart(points: Sequence[UsagePoint]) -> BarChart:
-    """24 hourly bars stacked by outcome, an axis label every 3 hours."""
+    """24 hourly bars stacked by outcome, an axis label every 3 hours, the current
+    hour's included."""
     return stacked_bar_chart(
         points=[
-            (_hour_label(p.start), f"{p.start:%H}h" if i % 3 == 0 else "", _outcomes(p))  # type: ignore[str-format]
+            (
+                _hour_label(p.start),
+                f"{p.start:%H}h" if _ticked(i, len(points), 3) else "",  # type: ignore[str-format]
+                _outcomes(p),
+            )
             for i, p in enumerate(points)
         ],
         series=OUTCOME_SERIES,
@@ -129,11 +91,15 @@ def hourly_chart(points: Sequence[UsagePoint]) -> BarChart:
 
 def daily_chart(points: Sequence[UsagePoint]) -> BarChart:
     """One bar a day stacked by outcome; about 8 axis labels whatever the period's
-    length."""
+    length, today's included."""
     step = max(1, -(-len(points) // 8))
     return stacked_bar_chart(
         points=[
-            (f"{p.start:%a %d %b %Y}", f"{p.start:%d %b}" if i % step == 0 else "", _outcomes(p))
+            (
+                f"{p.start:%a %d %b %Y}",
+                f"{p.start:%d %b}" if _ticked(i, len(points), step) else "",
+                _outcomes(p),
+            )
             for i, p in enumerate(points)
         ],
         series=OUTCOME_SERIES,
@@ -148,19 +114,6 @@ def _charts(hourly: list[UsagePoint], daily: list[UsagePoint]) -> dict[str, obje
     }
 
 
-def _own_key(account: Account, key_id: int) -> ApiKey:
-    try:
-        return key_get(key_id=key_id, account=account)
-    except problems.NotFound:
-        raise Http404("No such key.") from None
-
-
-def _account_of(request: HttpRequest) -> Account:
-    from accounts.views import account_of  # the one place the dashboard finds the account
-
-    return account_of(request)
-
-
 # --- Pages ------------------------------------------------------------------------------------
 
 
@@ -168,7 +121,7 @@ def _account_of(request: HttpRequest) -> Account:
 @require_GET
 def usage(request: HttpRequest) -> HttpResponse:
     """The account's usage: the window's headline, hourly and daily charts, every key."""
-    account = _account_of(request)
+    account = account_of(request)
     now = timezone.now()
     keys = list(keys_for_account(account=account))
     hourly = _sum_series([selectors.key_usage_hourly(key=k, now=now) for k in keys])
@@ -177,7 +130,7 @@ def usage(request: HttpRequest) -> HttpResponse:
     context = {
         "account": account,
         "limits": account.limits,
-        "usage": usage_summary(account=account, now=now),
+        "usage": selectors.usage_summary(account=account, now=now),
         "rows": [
             {
                 "key": k,
@@ -196,8 +149,8 @@ def usage(request: HttpRequest) -> HttpResponse:
 @require_GET
 def key_usage(request: HttpRequest, key_id: int) -> HttpResponse:
     """One key's history (kept across rotations): hourly and daily charts."""
-    account = _account_of(request)
-    key = _own_key(account, key_id)
+    account = account_of(request)
+    key = own_key(request, key_id)
     now = timezone.now()
     hourly = selectors.key_usage_hourly(key=key, now=now)
     daily = selectors.key_usage_daily(key=key, now=now)
@@ -206,7 +159,7 @@ def key_usage(request: HttpRequest, key_id: int) -> HttpResponse:
         "limits": account.limits,
         "key": key,
         "state": key.state_at(now),
-        "requests": key_window_counts(account=account).get(key.pk, 0),
+        "requests": selectors.key_usage_in_window(account=account, now=now).get(key.pk, 0),
         **_charts(hourly, daily),
     }
     return render(request, "usage/key.html", context)
@@ -257,7 +210,7 @@ def usage_csv(request: HttpRequest) -> HttpResponse:
     by = _granularity(request)
     if by is None:
         return HttpResponseBadRequest("by must be day or hour.", content_type="text/plain")
-    account = _account_of(request)
+    account = account_of(request)
     now = timezone.now()
     name = f"foodservice-usage-{by}-{now:%Y%m%d}.csv"
     return _csv_response(filename=name, by=by, keys=keys_for_account(account=account), now=now)
@@ -270,7 +223,7 @@ def key_usage_csv(request: HttpRequest, key_id: int) -> HttpResponse:
     by = _granularity(request)
     if by is None:
         return HttpResponseBadRequest("by must be day or hour.", content_type="text/plain")
-    key = _own_key(_account_of(request), key_id)
+    key = own_key(request, key_id)
     now = timezone.now()
     name = f"foodservice-key-{key.pk}-{by}-{now:%Y%m%d}.csv"
     return _csv_response(filename=name, by=by, keys=[key], now=now)

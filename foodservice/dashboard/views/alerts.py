@@ -1,4 +1,4 @@
-"""The owner's quota-alert switch (a form on the plan page)."""
+"""Dashboard view of the owner's quota-alert switch (a form on the plan page; issue 16)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from accounts.views import account_of
+from foodservice.dashboard.views.accounts import account_of
 from metering.alerts.services import alerts_set_enabled
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
 
-from accounts.forms import describe_burst
 from accounts.tiers import TierLimits
+from foodservice.dashboard.forms import describe_burst
+from metering.selectors import Release
 
 register = template.Library()
 
@@ -57,3 +59,18 @@ def ago(moment: datetime | None) -> str:
     if (timezone.now() - moment).total_seconds() < 60:
         return "just now"
     return f"{timesince(moment)} ago"
+
+
+@register.filter
+def releases_text(releases: Sequence[Release], shown: int = 3) -> str:
+    """When a rolling day's usage frees up, in words: "12 requests free up at 14:00,
+    30 at 15:00 and 8 at 16:00 UTC" (the first ``shown`` hours, then how many more)."""
+    if not releases:
+        return ""
+    first, *rest = releases[:shown]
+    verb = "request frees" if first.requests == 1 else "requests free"
+    parts = [f"{first.requests:,} {verb} up at {first.at:%H:%M}"]
+    parts += [f"{r.requests:,} at {r.at:%H:%M}" for r in rest]
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    later = sum(r.requests for r in releases[shown:])
+    return f"{text} UTC" + (f", {later:,} more later" if later else "")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
@@ -18,27 +18,26 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.audit.actors import Actor
 from accounts.models import Account
-from accounts.views import account_of
 from foodservice import problems
-from keys.forms import KeyCreateForm, KeyLabelForm, KeyRotateForm
+from foodservice.dashboard.key_forms import KeyCreateForm, KeyLabelForm, KeyRotateForm
+from foodservice.dashboard.views.accounts import account_of, own_key
 from keys.models import ApiKey, KeyState
-from keys.selectors import active_key_count, key_get, keys_for_account
+from keys.selectors import active_key_count, keys_for_account
 from keys.services import key_create, key_rename, key_revoke, key_rotate
-from metering.views import key_window_counts
+from metering.selectors import key_usage_in_window
 
 UNVERIFIED = "Verify your e-mail address before creating keys: open the link we sent you."
+# Said once, before the click (the Create button is disabled at the limit), and again in
+# the same words if a create is forced anyway (issue 15.4).
+LIMIT = (
+    "The account holds {active} of {max} keys, the most it may hold. To free a slot, "
+    "revoke a key you no longer use (its history stays listed); or rotate a key to give "
+    "it a new secret without using a slot."
+)
 SPENT = (
     "That form was already used. For your safety a secret is shown only once: "
     "rotate the key to get a new one."
 )
-
-
-def _own_key(request: HttpRequest, key_id: int) -> ApiKey:
-    """The signed-in account's key ``key_id``; another account's key is a 404."""
-    try:
-        return key_get(key_id=key_id, account=account_of(request))
-    except problems.NotFound:
-        raise Http404("No such key.") from None
 
 
 def _list_page(
@@ -46,7 +45,7 @@ def _list_page(
 ) -> HttpResponse:
     now = timezone.now()
     keys = list(keys_for_account(account=account))
-    counts = key_window_counts(account=account, keys=keys)
+    counts = key_usage_in_window(account=account, now=now)
     rows = [{"key": k, "state": k.state_at(now), "requests": counts.get(k.pk)} for k in keys]
     active = active_key_count(account=account, now=now)
     context = {
@@ -57,6 +56,7 @@ def _list_page(
         "active": active,
         "max_keys": settings.MAX_KEYS_PER_ACCOUNT,
         "at_limit": active >= settings.MAX_KEYS_PER_ACCOUNT,
+        "limit_message": LIMIT.format(active=active, max=settings.MAX_KEYS_PER_ACCOUNT),
     }
     return render(request, "keys/list.html", context, status=status)
 
@@ -86,8 +86,9 @@ def create(request: HttpRequest) -> HttpResponse:
             key, secret = key_create(
                 account=account, label=form.cleaned_data["label"], actor=Actor.for_request(request)
             )
-        except problems.KeyLimitReached as problem:
-            form.add_error(None, str(problem.detail))
+        except problems.KeyLimitReached:
+            form.renew()  # the page's own limit message says why, in one place
+            return _list_page(request, account, form, status=409)
         except problems.ValidationFailed as problem:
             form.add_error("label", str(problem.detail).removeprefix("label: "))
         else:
@@ -104,7 +105,7 @@ def create(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def rotate(request: HttpRequest, key_id: int) -> HttpResponse:
     """GET: confirm. POST: a fresh secret, shown once; the old one stops working now."""
-    key = _own_key(request, key_id)
+    key = own_key(request, key_id)
     if key.state != KeyState.ACTIVE:
         messages.error(
             request, f"“{key.label}” is {key.state.label.lower()}: only active keys rotate."
@@ -132,7 +133,7 @@ def rotate(request: HttpRequest, key_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def revoke(request: HttpRequest, key_id: int) -> HttpResponse:
     """GET: confirm. POST: revoke; the key stops authenticating on the next request."""
-    key = _own_key(request, key_id)
+    key = own_key(request, key_id)
     if request.method == "GET":
         return render(request, "keys/revoke.html", {"key": key})
     key_revoke(key=key, actor=Actor.for_request(request))
@@ -143,7 +144,7 @@ def revoke(request: HttpRequest, key_id: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def rename(request: HttpRequest, key_id: int) -> HttpResponse:
-    key = _own_key(request, key_id)
+    key = own_key(request, key_id)
     form = KeyLabelForm(request.POST or None, initial={"label": key.label})
     if request.method == "POST" and form.is_valid():
         try:

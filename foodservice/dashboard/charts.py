@@ -45,6 +45,16 @@ class Bar:
     segments: tuple[Segment, ...] = ()  # stacked: bottom first, zero values left out
     values: tuple[int, ...] = ()  # stacked: every series' value, in series order
 
+    @property
+    def centre(self) -> float:
+        """Where the bar's axis label is centred."""
+        return round(self.x + self.width / 2, 2)
+
+    @property
+    def right(self) -> float:
+        """The bar's right edge: the last label ends here, inside the chart."""
+        return round(self.x + self.width, 2)
+
 
 @dataclass(frozen=True, slots=True)
 class Series:

@@ -1,3 +1,5 @@
+"""Template tag of the plan page's quota-alert switch (issue 16)."""
+
 from __future__ import annotations
 
 from django import template

@@ -6,10 +6,11 @@ Views stay thin: a form validates, one service writes, a template renders.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils import timezone
@@ -20,7 +21,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts import emails, signin_limit, tokens
 from accounts.audit.actors import Actor
 from accounts.backends import client_of
-from accounts.forms import (
+from accounts.middleware import refusal_response
+from accounts.models import Account, User
+from accounts.selectors import markets_offered_named
+from accounts.services import account_for_user, user_verify_email
+from accounts.tiers import Tier, tier_limits
+from foodservice.dashboard.forms import (
     SELF_SERVE_TIERS,
     MarketForm,
     ResetRequestForm,
@@ -28,19 +34,23 @@ from accounts.forms import (
     SignUpForm,
     TierChangeForm,
 )
-from accounts.middleware import refusal_response
-from accounts.models import Account, User
-from accounts.selectors import markets_offered_named
-from accounts.services import account_for_user, user_verify_email
-from accounts.tiers import Tier, tier_limits
-from keys.selectors import keys_for_account
-from metering.views import usage_summary
+from keys.models import ApiKey
+from keys.selectors import key_for_account, keys_for_account
+from metering.selectors import usage_summary
 
 
 def account_of(request: HttpRequest) -> Account:
     """The signed-in person's account (every dashboard page works on it alone), created
     on first need for users that have none (``createsuperuser``)."""
     return account_for_user(user=request.user)
+
+
+def own_key(request: HttpRequest, key_id: int) -> ApiKey:
+    """The signed-in account's key ``key_id``; another account's key is a 404."""
+    key = key_for_account(account=account_of(request), key_id=key_id)
+    if key is None:
+        raise Http404("No such key.")
+    return key
 
 
 # --- Sign-up, verification, sign-in ------------------------------------------------------
@@ -133,6 +143,13 @@ class SignInView(auth_views.LoginView):
     template_name = "registration/login.html"
     redirect_authenticated_user = True
 
+    def form_invalid(self, form):  # type: ignore[no-untyped-def]
+        # The address stays filled in and the password is cleared: put the cursor
+        # where the person types next (issue 15.5).
+        form.fields["username"].widget.attrs.pop("autofocus", None)
+        form.fields["password"].widget.attrs["autofocus"] = True
+        return super().form_invalid(form)
+
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     """Django's reset confirmation; following the e-mailed link also proves the address,
@@ -159,15 +176,32 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "usage": usage_summary(account=account),
         "active_keys": sum(1 for k in keys if k.state == "active"),
         "key_count": len(keys),
+        "max_keys": settings.MAX_KEYS_PER_ACCOUNT,
+        "key_used": any(k.last_used_at for k in keys),
+        "market_name": market_label(account.market),
     }
     return render(request, "accounts/dashboard.html", context)
+
+
+def market_label(code: str | None) -> str:
+    """A market as people read it, "United States (US)"; "" when none is chosen."""
+    if not code:
+        return ""
+    name = dict(markets_offered_named()).get(code, "")
+    return f"{name} ({code})" if name and name != code else code
 
 
 @login_required
 def plan(request: HttpRequest) -> HttpResponse:
     account = account_of(request)
     tiers = [
-        {"value": t.value, "label": t.label, "limits": tier_limits(t), "current": t == account.tier}
+        {
+            "value": t.value,
+            "label": t.label,
+            "limits": tier_limits(t),
+            "current": t == account.tier,
+            "price": settings.PLAN_PRICES.get(t.value, ""),
+        }
         for t in (*SELF_SERVE_TIERS, Tier.EXECUTIVE_CHEF)
     ]
     context = {
@@ -176,6 +210,8 @@ def plan(request: HttpRequest) -> HttpResponse:
         "usage": usage_summary(account=account),
         "tiers": tiers,
         "self_serve": {t.value for t in SELF_SERVE_TIERS},
+        "market_name": market_label(account.market),
+        "sales_url": settings.SALES_CONTACT_URL,
     }
     return render(request, "accounts/plan.html", context)
 
@@ -189,7 +225,7 @@ def plan_change(request: HttpRequest) -> HttpResponse:
     account = account_of(request)
     form = TierChangeForm(request.POST or request.GET or None, account=account)
     if not form.is_valid():
-        messages.error(request, " ".join(m for ms in form.errors.values() for m in ms))
+        messages.error(request, form.refusal())
         return redirect("plan")
     if request.method == "POST":
         account = form.save(actor=Actor.for_request(request))
@@ -219,7 +255,7 @@ def market(request: HttpRequest) -> HttpResponse:
     form = MarketForm(request.POST or None, account=account, offered=offered)
     actor = Actor.for_request(request)
     if request.method == "POST" and form.is_valid() and form.save(actor=actor) is not None:
-        messages.success(request, f"Your market is now {account.market}.")
+        messages.success(request, f"Your market is now {market_label(account.market)}.")
         return redirect("market")
     names = dict(offered)
     context = {"account": account, "form": form, "market_name": names.get(account.market, "")}
