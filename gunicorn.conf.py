@@ -80,7 +80,7 @@ workers = _int(
     default_workers(cores=multiprocessing.cpu_count(), redis=bool(os.environ.get("REDIS_URL"))),
 )
 threads = _int("GUNICORN_THREADS", 4)
-worker_class = "gthread"
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
 keepalive = _int("GUNICORN_KEEPALIVE", 75)

@@ -1,7 +1,7 @@
 """The common run of the fault scripts (issue 7.6): load before, during and after one
 part failing, key revocation and rotation during the fault, then the checks of the
-documented policy (docs/operations.md "Load and faults", "Faults"). Each fault script supplies the part
-(``Fault``) and its expectations; this module does the rest.
+documented policy (docs/operations.md "Load and faults", "Faults"). Each fault script
+supplies the part (``Fault``) and its expectations; this module does the rest.
 
 Timeline (seconds, defaults): load starts; at ``--before`` (5) the part goes down;
 during the outage one key is revoked and one rotated with the operator commands
