@@ -65,7 +65,7 @@ def key_rotate(*, key: ApiKey, now: datetime | None = None) -> tuple[ApiKey, str
         secret, digest = _fresh_secret()
         locked.secret_hash, locked.hint, locked.rotated_at = digest, secrets.hint(secret), now
         locked.save(update_fields=["secret_hash", "hint", "rotated_at"])
-        cache.forget([old_digest])
+        cache.forget([old_digest], account_id=locked.account_id)
     logger.info("key rotated", extra={"key_id": key.pk})
     _refresh(key, locked)
     return key, secret
@@ -80,7 +80,7 @@ def key_revoke(*, key: ApiKey, now: datetime | None = None) -> ApiKey:
             locked.revoked_at = now
             locked.save(update_fields=["revoked_at"])
             logger.info("key revoked", extra={"key_id": key.pk})
-        cache.forget([locked.secret_hash])
+        cache.forget([locked.secret_hash], account_id=locked.account_id)
     _refresh(key, locked)
     return key
 
@@ -93,7 +93,10 @@ def key_rename(*, key: ApiKey, label: str) -> ApiKey:
 
 def keys_forget_account(*, account: Account) -> None:
     """Drop every cached principal of ``account`` (its tier or market changed)."""
-    cache.forget(ApiKey.objects.filter(account=account).values_list("secret_hash", flat=True))
+    cache.forget(
+        ApiKey.objects.filter(account=account).values_list("secret_hash", flat=True),
+        account_id=account.pk,
+    )
 
 
 def _fresh_secret() -> tuple[str, str]:

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from django.conf import settings
 
 from foodservice import metrics
+from keys.cache import epoch_key
 from metering import bucket as buckets
 from metering.bucket import Bucket
 from metering.windows import DAY_HOURS, HOUR_US, Window
@@ -52,6 +53,7 @@ class Outcome(enum.IntEnum):
     QUOTA = 2
     BURST = 3
     PEEKED = 4
+    STALE = 5  # the caller's principal is stale (issue 13): nothing decided
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,8 @@ class Tally:
 
 
 class Meter(Protocol):
+    checks_epochs: bool  # whether ``consume`` checks an ``epoch`` (keys/cache.py)
+
     def consume(
         self,
         *,
@@ -96,9 +100,12 @@ class Meter(Protocol):
         now_us: int,
         seed: SeedLoader,
         peek: bool = False,
+        epoch: str | None = None,
     ) -> Tally:
         """Decide, count if admitted, and return the tally; with ``peek`` only report the
-        account's usage. Raises ``MeterUnavailable`` when the store is unreachable."""
+        account's usage. With ``epoch`` (a meter whose ``checks_epochs``), decide only
+        while it is the account's current epoch, else return ``Outcome.STALE``. Raises
+        ``MeterUnavailable`` when the store is unreachable."""
         ...
 
 
@@ -108,6 +115,8 @@ class Meter(Protocol):
 class RedisMeter:
     """The meter on Redis: one ``consume.lua`` call per decision (a second one, with the
     seed, only when the account has no state)."""
+
+    checks_epochs = True
 
     def __init__(self, client: Any, *, prefix: str = "fs:") -> None:
         self.client = client
@@ -126,7 +135,9 @@ class RedisMeter:
         now_us: int,
         seed: SeedLoader,
         peek: bool = False,
+        epoch: str | None = None,
     ) -> Tally:
+        check = epoch or ""
         args: list[Any] = [
             "peek" if peek else "consume",
             now_us,
@@ -136,18 +147,19 @@ class RedisMeter:
             bucket.size if bucket else 0,
             STATE_TTL_SECONDS,
         ]
-        tally = self._run(account_id, [*args, 0])
+        tally = self._run(account_id, [*args, 0, check])
         if tally.outcome == Outcome.NEED_SEED:
             loaded = seed()
             pairs = [v for hour, n in loaded.hours.items() if n for v in (hour, n)]
-            tally = self._run(account_id, [*args, 1, loaded.period_count, *pairs])
+            tally = self._run(account_id, [*args, 1, loaded.period_count, *pairs, check])
         return tally
 
     def _run(self, account_id: int, args: list[Any]) -> Tally:
         import redis
 
+        keys = [self.state_key(account_id), epoch_key(account_id)]
         try:
-            reply = self.script(keys=[self.state_key(account_id)], args=args)
+            reply = self.script(keys=keys, args=args)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             metrics.redis_error(component="meter")
             raise MeterUnavailable(str(exc)) from exc
@@ -171,6 +183,8 @@ class MemoryMeter:
     """The meter in this process's memory, under one lock: the same algorithm as
     ``consume.lua``, line for line."""
 
+    checks_epochs = False  # the embedded default keeps no principals in process
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._states: dict[int, _State] = {}
@@ -189,6 +203,7 @@ class MemoryMeter:
         now_us: int,
         seed: SeedLoader,
         peek: bool = False,
+        epoch: str | None = None,
     ) -> Tally:
         with self._lock:
             state = self._states.get(account_id)

@@ -32,10 +32,19 @@ logger = logging.getLogger("foodservice.metering")
 UPSERT_BATCH = 500
 
 
-def usage_consume(*, principal: KeyPrincipal, now: datetime) -> MeterDecision:
+class StalePrincipal(Exception):
+    """The principal's account epoch is no longer current (issue 13): nothing was
+    decided; read the key again and retry."""
+
+
+def usage_consume(
+    *, principal: KeyPrincipal, now: datetime, epoch: str | None = None
+) -> MeterDecision:
     """Decide ``principal``'s request at ``now`` against its account's quota and burst
     bucket, as one atomic step, and count it if admitted (a refused request changes
-    nothing). Raises ``MeterUnavailable`` when Redis cannot be reached."""
+    nothing). With ``epoch`` (a meter that ``checks_epochs``), only while it is still
+    the account's epoch, else ``StalePrincipal`` and nothing changes. Raises
+    ``MeterUnavailable`` when Redis cannot be reached."""
     window = window_at(principal.limits, principal.billing_anchor, now)
     bucket = Bucket.for_limits(principal.limits)
     with metrics.meter_timer(backend=settings.METER_BACKEND):
@@ -45,7 +54,10 @@ def usage_consume(*, principal: KeyPrincipal, now: datetime) -> MeterDecision:
             bucket=bucket,
             now_us=to_us(now),
             seed=lambda: usage_seed(account_id=principal.account_id, window=window),
+            epoch=epoch,
         )
+    if tally.outcome == Outcome.STALE:
+        raise StalePrincipal()
     if tally.outcome == Outcome.ADMITTED:
         recorder.buffer.add(
             key_id=principal.key_id, account_id=principal.account_id, hour=tally.hour, at=now

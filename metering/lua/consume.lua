@@ -25,7 +25,13 @@ ARGV[7]  TTL of the state, seconds (an idle account's state expires; it is rebui
          from the durable history on its next request)
 ARGV[8]  "1" when a seed follows, else "0"
 ARGV[9]  seed: requests in the period starting at ARGV[4]
-ARGV[10..] seed: hour number, count pairs for the last 24 hours
+ARGV[10..#ARGV-1] seed: hour number, count pairs for the last 24 hours
+KEYS[2]  (issue 13) the account's epoch, "fs:epoch:{a<account id>}" (keys/cache.py),
+         in the same hash slot as KEYS[1]
+ARGV[#ARGV] (issue 13) the epoch the caller's copy of the key's principal was read
+         under, or "" for no check: when KEYS[2] does not hold it (changed, or lost),
+         the script decides nothing and returns outcome 5; the caller reads the key
+         again and retries
 
 Returns {outcome, used, tat, hour, [c(hour-23) .. c(hour)]}:
   outcome 0 = no state for this account: call again with a seed from the history
@@ -34,6 +40,7 @@ Returns {outcome, used, tat, hour, [c(hour-23) .. c(hour)]}:
               Retry-After)
           3 = refused, burst bucket empty
           4 = peeked (nothing decided)
+          5 = (issue 13) the caller's principal is stale (ARGV[#ARGV]): nothing decided
   used    requests counted in the window; tat the bucket's state; hour the hour used.
 ]]
 
@@ -47,12 +54,18 @@ local size = tonumber(ARGV[6])
 local ttl = tonumber(ARGV[7])
 local HOUR = 3600000000
 
+-- issue 13: decide only for a current principal (see KEYS[2])
+local epoch = ARGV[#ARGV]
+if epoch ~= '' and redis.call('GET', KEYS[2]) ~= epoch then
+  return {5, 0, 0, 0}
+end
+
 if redis.call('EXISTS', key) == 0 then
   if ARGV[8] ~= '1' then
     return {0, 0, 0, 0}
   end
   local seed = {'t', now, 'tat', 0, 'ps', want_ps, 'pn', tonumber(ARGV[9])}
-  for i = 10, #ARGV, 2 do
+  for i = 10, #ARGV - 1, 2 do
     local h = tonumber(ARGV[i])
     local slot = h % 24
     seed[#seed + 1] = 'h' .. slot

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from accounts.services import account_set_market
+from accounts.services import account_set_market, account_set_tier
 from keys.services import key_create, key_revoke, key_rotate
-from tests.factories import AccountFactory
+from tests.factories import AccountFactory, FoodFactory, MarketFactory
 from tests.servers import fetch, gunicorn
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
@@ -39,3 +39,39 @@ def test_changes_made_elsewhere_are_seen_by_every_worker():
 
         key_revoke(key=key)
         assert statuses(base, new_secret) == {401}
+
+
+def record_statuses(base: str, path: str, secret: str) -> set[int]:
+    return {fetch(f"{base}{path}", {"X-API-Key": secret})[0] for _ in range(ROUNDS)}
+
+
+def test_metered_reads_see_changes_on_the_next_request_on_every_worker():
+    """Metered reads use each worker's own copy of the key's principal, checked by the
+    metering script against the account's epoch (issue 13): a change made elsewhere is
+    still seen by every worker on its next request, and the refused reads are not
+    counted."""
+    food = FoodFactory(market=MarketFactory(code="US"))
+    path = f"/v1/foods/{food.public_id}"
+    account = account_set_tier(account=AccountFactory(market="US"), tier="sous_chef")
+    key, secret = key_create(account=account, label="shared")
+    with gunicorn(workers=2) as base:
+        assert record_statuses(base, path, secret) == {200}
+        limits = {fetch(f"{base}{path}", {"X-API-Key": secret})[1]["RateLimit-Limit"]}
+        assert limits == {"250000"}
+
+        account_set_tier(account=account, tier="head_chef")
+        limits = {
+            fetch(f"{base}{path}", {"X-API-Key": secret})[1]["RateLimit-Limit"]
+            for _ in range(ROUNDS)
+        }
+        assert limits == {"2000000"}
+
+        key, new_secret = key_rotate(key=key)
+        assert record_statuses(base, path, secret) == {401}
+        assert record_statuses(base, path, new_secret) == {200}
+
+        key_revoke(key=key)
+        assert record_statuses(base, path, new_secret) == {401}
+        usage = fetch(f"{base}/v1/usage", {"X-API-Key": key_create(account=account, label="u")[1]})
+        # 8 + 1 + 8 reads admitted before the rotation, 8 after it: the 401s count nothing.
+        assert b'"request_count":25' in usage[2]
