@@ -17,6 +17,7 @@ the record, pgraw and floor bodies are byte-identical and that no answer is an e
     .venv/bin/python bench/reads.py --database-url postgres://postgres@127.0.0.1:5432/DB
         [--rounds 5] [--seconds 6] [--connections 16] [--workers N] [--threads N]
         [--worker-class gthread|sync] [--food sr28-01001] [--no-write]
+        [--server-root /tmp/base]   # serve a baseline checkout's code instead
 
 The database must hold the full catalogue migrated with this code (docs/operations.md,
 "Benchmarks"); a throwaway redis-server is started and stopped. Figures go to
@@ -33,6 +34,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -100,6 +102,10 @@ def main() -> int:
     parser.add_argument("--food", default="sr28-01001")
     parser.add_argument("--port", type=int, default=8171)
     parser.add_argument("--label", default="", help="a note for the results")
+    parser.add_argument(
+        "--server-root",
+        help="serve another checkout's code (a baseline) with this tree's reference views",
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     if not shutil.which("wrk"):
@@ -127,7 +133,8 @@ def main() -> int:
     # ``Gunicorn`` needs explicit counts; 0 means "what gunicorn.conf.py would choose".
     workers = args.workers or _conf_default("workers", env)
     threads = args.threads or _conf_default("threads", env)
-    server = Gunicorn(env, port=args.port, workers=workers, threads=threads)
+    root = Path(args.server_root).resolve() if args.server_root else ROOT
+    server = Gunicorn(env, port=args.port, workers=workers, threads=threads, root=root)
     key = {"X-API-Key": secret}
     base = f"http://{LOCAL}:{args.port}"
     variants = {
@@ -190,7 +197,8 @@ def main() -> int:
         f"{load_end}. wrk (1 thread, {args.connections} connections) runs on the same 2 "
         "cores as gunicorn, PostgreSQL and Redis.",
         "",
-        f"`bench/reads.py`{' — ' + args.label if args.label else ''}: one gunicorn "
+        f"`bench/reads.py`{' — ' + args.label if args.label else ''}: "
+        f"{'code of ' + str(root) + ', ' if args.server_root else ''}one gunicorn "
         f"({worker_class}, {workers} workers x {threads} threads), request logging on (INFO), "
         f"database `{urlsplit(args.database_url).path.lstrip('/')}`, a throwaway "
         f"redis-server, record `{args.food}` ({len(body):,} bytes). {args.rounds} interleaved "
