@@ -11,7 +11,9 @@ PYTEST_ARGS ?=
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-embedded test-services lint format serve-prod check-deploy test-hostile-long bench-timing
+OPENAPI_LINT := tools/openapi-lint
+
+.PHONY: run test test-embedded test-services lint lint-openapi format serve-prod check-deploy test-hostile-long bench-timing
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,10 +23,15 @@ $(VENV)/.installed: pyproject.toml
 
 # A person reads these logs: the text form of the JSON request log (LOG_FORMAT).
 run: export LOG_FORMAT ?= text
+# Unless BASE_URL is set, the settings build it from HOST and PORT, so every doc_url and
+# /docs example points at the port this server listens on.
+run: export HOST := $(HOST)
+run: export PORT := $(PORT)
 run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py load_catalogue --source sr28 --if-empty
+	$(PY) manage.py load_catalogue --source ifct --if-empty
 	$(PY) manage.py setup_demo --host $(HOST) --port $(PORT)
 	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
 
@@ -38,15 +45,28 @@ test-services: $(VENV)/.installed
 	@echo "=== test pass 2/2: PostgreSQL + Redis ==="
 	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest $(PYTEST_ARGS)
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.installed lint-openapi
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# The served /openapi.json through Redocly's recommended rules, warnings counted as
+# errors (tools/openapi-lint/redocly.yaml). @redocly/cli is pinned by the lockfile and
+# installed by `npm ci` into tools/openapi-lint/node_modules: no global npm state.
+$(OPENAPI_LINT)/node_modules/.installed: $(OPENAPI_LINT)/package.json $(OPENAPI_LINT)/package-lock.json
+	cd $(OPENAPI_LINT) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+lint-openapi: $(VENV)/.installed $(OPENAPI_LINT)/node_modules/.installed
+	mkdir -p var
+	$(PY) $(OPENAPI_LINT)/served_schema.py var/openapi.json
+	$(OPENAPI_LINT)/node_modules/.bin/redocly lint --config $(OPENAPI_LINT)/redocly.yaml var/openapi.json
 
 format: $(VENV)/.installed
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-# Production serving (README "Running in production", docs/operations.md): set DATABASE_URL, REDIS_URL,
+# Production serving (README "Running in production"; docs/operations.md, "Serving in
+# production"): set DATABASE_URL, REDIS_URL,
 # SECRET_KEY, KEY_PEPPER, ALLOWED_HOSTS, BASE_URL... first. gunicorn reads
 # gunicorn.conf.py (workers, threads, timeouts, metrics) from the repository root.
 serve-prod: $(VENV)/.installed

@@ -6,7 +6,9 @@ the tier and Executive Chef's limits are saved by ``account_set_tier``. Accounts
 created by sign-up or ``create_account``, never here; the market is the customer's choice.
 Accounts and keys are never deleted here (a deleted key could stay in the shared key
 cache, and its usage history would go), so neither is a user who owns an account: the
-admin refuses the cascade. To cut a customer off, revoke their keys.
+admin refuses the cascade. To cut a customer off, untick the owner's "Active": every key
+of the account answers 401 from the next request (``keys.signals``); ticking it again
+restores them. Revoking keys is for good.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.http import HttpRequest
 from django.utils import timezone
 
+from accounts.audit.actors import Actor, ActorKind
 from accounts.models import Account, User
 from accounts.services import account_set_tier
 from accounts.tiers import Tier, TierLimits
@@ -150,4 +153,5 @@ class AccountAdmin(admin.ModelAdmin):
         # Only the tier and the custom limits are editable, and only the service saves
         # them: it sets the billing anchor and invalidates the account's cached keys.
         if form.changed_data:
-            account_set_tier(account=obj, tier=obj.tier, custom=form.custom)
+            staff = Actor.for_request(request, kind=ActorKind.STAFF)
+            account_set_tier(account=obj, tier=obj.tier, custom=form.custom, actor=staff)

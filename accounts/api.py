@@ -8,14 +8,22 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.audit.actors import Actor
 from accounts.models import Account
-from accounts.selectors import markets_offered
+from accounts.selectors import markets_offered_named
 from accounts.services import account_set_market
 from foodservice import problems
 
 
 def _market_body(market: str) -> dict[str, Any]:
-    return {"data": {"market": market or None, "markets_offered": markets_offered()}}
+    named = markets_offered_named()
+    return {
+        "data": {
+            "market": market or None,
+            "markets_offered": [code for code, _ in named],
+            "markets": [{"code": code, "name": name} for code, name in named],
+        }
+    }
 
 
 class MarketView(APIView):
@@ -32,5 +40,6 @@ class MarketView(APIView):
         if "market" not in body:
             raise problems.ValidationFailed({"market": "This field is required."})
         account = Account.objects.get(pk=request.auth.account_id)
-        account = account_set_market(account=account, market=body["market"])
+        actor = Actor.for_api_key(request, key_id=request.auth.key_id)
+        account = account_set_market(account=account, market=body["market"], actor=actor)
         return Response(_market_body(account.market))

@@ -1,4 +1,5 @@
-"""E-mails the dashboard sends: the verification link (spec 5.4).
+"""E-mails the dashboard sends: the verification link (spec 5.4), and the notice to an
+owner whose address someone tried to sign up with (issue 11.3).
 
 Sent through Django's e-mail framework (console backend by default, SMTP from the
 environment, locmem under tests). The link is absolute, built from the request, so it
@@ -34,6 +35,19 @@ def send_verification_email(*, request: HttpRequest, user: User) -> None:
     }
     subject = render_to_string("accounts/email/verify_subject.txt", context).strip()
     body = render_to_string("accounts/email/verify_body.txt", context)
+    send_mail(subject, body, None, [user.email])
+
+
+def send_signup_taken_email(*, request: HttpRequest, user: User) -> None:
+    """Tell ``user`` someone tried to sign up with their address (issue 11.3): the
+    sign-up page answered as for a new address, so only the owner learns of it."""
+    context = {
+        "user": user,
+        "login": request.build_absolute_uri(reverse("login")),
+        "reset": request.build_absolute_uri(reverse("password_reset")),
+    }
+    subject = render_to_string("accounts/email/signup_taken_subject.txt", context).strip()
+    body = render_to_string("accounts/email/signup_taken_body.txt", context)
     send_mail(subject, body, None, [user.email])
 
 

@@ -7,15 +7,15 @@ dashboard obeys exactly the rules the API and the commands obey.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from django import forms
 from django.contrib.auth import password_validation
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
+from django.contrib.auth.hashers import make_password
 from django.http import HttpRequest
 
-from accounts import lockout
+from accounts.audit.actors import Actor
 from accounts.models import Account, User
 from accounts.services import account_create, account_set_market, account_set_tier
 from accounts.tiers import Tier, TierLimits, tier_limits
@@ -62,22 +62,27 @@ class SignUpForm(forms.Form):
                 self.add_error("password1", error)
         return data
 
-    def save(self) -> Account | None:
-        """The new user's Taster account, or None with the service's refusal (an address
-        already taken) as a form error."""
-        try:
-            return account_create(
-                email=self.cleaned_data["email"], password=self.cleaned_data["password1"]
-            )
-        except problems.ValidationFailed as problem:
-            for field, message in _problem_errors(problem).items():
-                self.add_error(field if field in self.fields else None, message)
-            return None
+    def save(self) -> tuple[User, bool]:
+        """``(user, created)``: the new user (with a Taster account) and True, or the user
+        who already has the address and False (issue 11.3: the caller answers both alike
+        and e-mails that owner instead). The password is hashed on both paths, so the
+        answer takes about as long either way."""
+        email, password = self.cleaned_data["email"], self.cleaned_data["password1"]
+        existing = User.objects.filter(email=email).first()
+        if existing is None:
+            try:
+                return account_create(email=email, password=password).owner, True
+            except problems.ValidationFailed:  # a concurrent sign-up took the address
+                existing = User.objects.filter(email=email).first()
+                if existing is None:
+                    raise
+        make_password(password)  # the work account_create would have done
+        return existing, False
 
 
 class SignInForm(AuthenticationForm):
-    """Django's sign-in form with the e-mail as user name, guarded by ``lockout``:
-    a locked address is refused before its password is even checked."""
+    """Django's sign-in form with the e-mail as user name. The sign-in limit is the
+    authentication backend's (``accounts.backends``), so the admin's form obeys it too."""
 
     username = forms.EmailField(
         label="E-mail address",
@@ -86,40 +91,30 @@ class SignInForm(AuthenticationForm):
     error_messages = {
         **AuthenticationForm.error_messages,
         "invalid_login": "That e-mail address and password do not match an account.",
-        "locked": (
-            "Too many failed sign-ins for this address. Wait %(wait)s and try again, or "
-            "reset your password."
-        ),
     }
 
     def __init__(self, request: HttpRequest | None = None, *args: Any, **kwargs: Any) -> None:
         super().__init__(request, *args, **kwargs)
         self.fields["password"].widget.attrs["autocomplete"] = "current-password"
 
-    def clean(self) -> dict[str, Any]:
-        email = (self.cleaned_data.get("username") or "").strip().lower()
-        if not email:
-            return super().clean()
-        self.cleaned_data["username"] = email
-        now = time.time()
-        lock = lockout.lock_for(email=email, now=now)
-        if lock is not None:
-            raise self._locked(lock)
-        try:
-            data = super().clean()
-        except forms.ValidationError as error:
-            if error.code == "invalid_login":
-                lock = lockout.record_failure(email=email, now=now)
-                if lock is not None:
-                    raise self._locked(lock) from None
-            raise
-        lockout.record_success(email=email, now=now)
-        return data
 
-    def _locked(self, lock: lockout.Lock) -> forms.ValidationError:
-        wait = f"{lock.minutes} minute" if lock.minutes == 1 else f"{lock.minutes} minutes"
-        return forms.ValidationError(
-            self.error_messages["locked"], code="locked", params={"wait": wait}
+class ResetRequestForm(PasswordResetForm):
+    """Django's reset request, answered alike for every address (issue 11.3): an address
+    with no account that may reset gets an e-mail saying so, instead of nothing, so the
+    request takes about as long as for an account."""
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        email = self.cleaned_data["email"]
+        if any(True for _ in self.get_users(email)):
+            super().save(*args, **kwargs)
+            return
+        request = kwargs.get("request")
+        self.send_mail(
+            "registration/password_reset_unknown_subject.txt",
+            "registration/password_reset_unknown_email.txt",
+            {"email": email, "site": request.build_absolute_uri("/") if request else ""},
+            kwargs.get("from_email"),
+            email,
         )
 
 
@@ -136,8 +131,8 @@ class TierChangeForm(forms.Form):
             raise forms.ValidationError("The account is already on this plan.")
         return tier
 
-    def save(self) -> Account:
-        return account_set_tier(account=self.account, tier=self.cleaned_data["tier"])
+    def save(self, *, actor: Actor | None = None) -> Account:
+        return account_set_tier(account=self.account, tier=self.cleaned_data["tier"], actor=actor)
 
     def rules(self) -> list[str]:
         """What the change does, shown before the person confirms it."""
@@ -196,18 +191,25 @@ def describe_burst(limits: TierLimits) -> str:
 class MarketForm(forms.Form):
     market = forms.ChoiceField(label="Market")
 
-    def __init__(self, *args: Any, account: Account, offered: list[str], **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, account: Account, offered: list[tuple[str, str]], **kwargs: Any
+    ) -> None:
+        """``offered``: ``(code, name)`` pairs, listed as "India (IN)"."""
         super().__init__(*args, **kwargs)
         self.account = account
         unchosen = [] if account.market else [("", "Choose a market…")]
-        self.fields["market"].choices = unchosen + [(code, code) for code in offered]
+        self.fields["market"].choices = unchosen + [
+            (code, f"{name} ({code})" if name and name != code else code) for code, name in offered
+        ]
         self.fields["market"].initial = account.market
 
-    def save(self) -> Account | None:
+    def save(self, *, actor: Actor | None = None) -> Account | None:
         """The account with its market set, or None with the service's refusal as a form
         error (the same rules as ``PUT /v1/market``)."""
         try:
-            return account_set_market(account=self.account, market=self.cleaned_data["market"])
+            return account_set_market(
+                account=self.account, market=self.cleaned_data["market"], actor=actor
+            )
         except problems.ValidationFailed as problem:
             for message in _problem_errors(problem).values():
                 self.add_error("market", message)

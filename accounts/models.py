@@ -81,3 +81,27 @@ class Account(models.Model):
                 burst=self.custom_burst,
             )
         return tier_limits(self.tier)
+
+
+class SignInAttempt(models.Model):
+    """One counted attempt of the sign-in limit (``accounts.signin_limit``): a password
+    tried (kept when wrong, deleted when right) or a password-reset or sign-up request.
+
+    Rows live in the database, not Redis, so the limit holds across every worker on both
+    backends and sign-in keeps working while Redis is down. ``subject`` is a hash of the
+    e-mail address as typed (no address is stored, and unknown addresses count alike);
+    ``client`` is the client's address (an IPv6 client's /64)."""
+
+    kind = models.CharField(max_length=8)
+    subject = models.CharField(max_length=64)
+    client = models.CharField(max_length=64)
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["kind", "subject", "at"], name="signin_subject_at"),
+            models.Index(fields=["at"], name="signin_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.subject[:8]} from {self.client} at {self.at:%Y-%m-%d %H:%M:%S}"

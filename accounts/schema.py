@@ -21,12 +21,25 @@ MARKET = component(
         "properties": {
             "data": {
                 "type": "object",
-                "required": ["market", "markets_offered"],
+                "required": ["market", "markets_offered", "markets"],
                 "additionalProperties": False,
                 "properties": {
                     "market": _CODE
                     | {"nullable": True, "description": "The account's market; null until chosen."},
                     "markets_offered": {"type": "array", "items": _CODE},
+                    "markets": {
+                        "type": "array",
+                        "description": "The offered markets with their names, by code.",
+                        "items": {
+                            "type": "object",
+                            "required": ["code", "name"],
+                            "additionalProperties": False,
+                            "properties": {
+                                "code": _CODE,
+                                "name": {"type": "string", "example": "United States"},
+                            },
+                        },
+                    },
                 },
             }
         },

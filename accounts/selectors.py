@@ -18,6 +18,11 @@ def account_get_by_email(*, email: str) -> Account:
 
 def markets_offered() -> list[str]:
     """The market codes an account may choose, from the catalogue."""
-    from catalogue.selectors import markets_offered as catalogue_markets
+    return [code for code, _ in markets_offered_named()]
+
+
+def markets_offered_named() -> list[tuple[str, str]]:
+    """The markets an account may choose as ``(code, name)``, from the catalogue."""
+    from catalogue.selectors import markets_offered_named as catalogue_markets
 
     return catalogue_markets()

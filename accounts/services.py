@@ -14,6 +14,9 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.audit.actors import Actor
+from accounts.audit.models import AuditAction
+from accounts.audit.services import audit_record
 from accounts.models import Account, User
 from accounts.selectors import markets_offered
 from accounts.tiers import Tier, TierLimits
@@ -31,6 +34,7 @@ def account_create(
     market: str = "",
     email_verified: bool = False,
     now: datetime | None = None,
+    actor: Actor | None = None,
 ) -> Account:
     """A user and their account, on ``tier`` (Taster unless told otherwise).
 
@@ -56,10 +60,25 @@ def account_create(
             raise taken from None
         account = Account.objects.create(owner=user)
         if tier != Tier.TASTER:
-            account = account_set_tier(account=account, tier=tier, now=now)
+            account = account_set_tier(account=account, tier=tier, now=now, actor=actor)
         if market:
-            account = account_set_market(account=account, market=market)
+            account = account_set_market(account=account, market=market, actor=actor)
     return account
+
+
+def account_for_user(*, user: User) -> Account:
+    """``user``'s account, created (Taster, no market) on first need: a user made by
+    ``createsuperuser`` or in the admin has none until then (issue 11.5). Safe under
+    concurrency: the one-to-one constraint lets one creation win and the rest read it."""
+    try:
+        return Account.objects.select_related("owner").get(owner=user)
+    except Account.DoesNotExist:
+        pass
+    try:
+        with transaction.atomic():
+            return Account.objects.create(owner=user)
+    except IntegrityError:  # a concurrent first request created it
+        return Account.objects.select_related("owner").get(owner=user)
 
 
 def account_set_tier(
@@ -68,6 +87,7 @@ def account_set_tier(
     tier: str,
     custom: TierLimits | None = None,
     now: datetime | None = None,
+    actor: Actor | None = None,
 ) -> Account:
     """Move ``account`` to ``tier``, effective for every key on the next request.
 
@@ -89,7 +109,7 @@ def account_set_tier(
     now = now or timezone.now()
     with transaction.atomic():
         account = Account.objects.select_for_update().get(pk=account.pk)
-        old_window = account.limits.window
+        old_window, old_tier, old_limits = account.limits.window, account.tier, account.limits
         account.tier = tier
         account.custom_quota = custom.quota if custom else None
         account.custom_window = custom.window if custom else ""
@@ -102,10 +122,11 @@ def account_set_tier(
             account.billing_anchor = now
         account.save()
         keys_forget_account(account=account)
+        _audit_tier(account, old_tier, old_limits, actor, now)
     return account
 
 
-def account_set_market(*, account: Account, market: str) -> Account:
+def account_set_market(*, account: Account, market: str, actor: Actor | None = None) -> Account:
     """Select the account's market (spec 3.2): an offered ISO 3166-1 alpha-2 code."""
     if not isinstance(market, str) or not _MARKET.fullmatch(market):
         raise problems.ValidationFailed({"market": "A two-letter ISO 3166-1 country code."})
@@ -116,10 +137,39 @@ def account_set_market(*, account: Account, market: str) -> Account:
             {"market": f"{market} is not offered; choose one of {', '.join(offered)}."}
         )
     with transaction.atomic():
-        Account.objects.filter(pk=account.pk).update(market=market, updated_at=timezone.now())
+        row = Account.objects.select_for_update().filter(pk=account.pk)
+        old = row.values_list("market", flat=True).first()
+        row.update(market=market, updated_at=timezone.now())
         account.market = market
         keys_forget_account(account=account)
+        if old != market:
+            audit_record(
+                action=AuditAction.MARKET_CHANGE,
+                account=account,
+                actor=actor,
+                detail={"from": old or "", "to": market},
+            )
     return account
+
+
+def _audit_tier(
+    account: Account, old_tier: str, old: TierLimits, actor: Actor | None, now: datetime
+) -> None:
+    """One entry per change of tier or of negotiated limits (none when nothing changed)."""
+    new = account.limits
+    if old_tier == account.tier and old == new:
+        return
+    detail = {
+        "from": old_tier,
+        "to": account.tier,
+        "from_label": Tier(old_tier).label,
+        "to_label": Tier(account.tier).label,
+        "quota": new.quota,
+        "window": new.window,
+    }
+    audit_record(
+        action=AuditAction.TIER_CHANGE, account=account, actor=actor, detail=detail, now=now
+    )
 
 
 def user_verify_email(*, user: User, now: datetime | None = None) -> User:

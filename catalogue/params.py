@@ -13,6 +13,7 @@ Every malformed or unknown parameter is ``InvalidParameter`` naming it (issue 3,
                          <nutrient> | -<nutrient>
     page, page_size      1-based page number; page size 1-100 (default 20)
     cursor               opaque position from links.next / links.prev
+    variant_of           a food id: list that food's look-alikes (catalogue.variants)
 """
 
 from __future__ import annotations
@@ -35,11 +36,17 @@ MAX_PAGE_SIZE = 100
 MAX_PAGE_OFFSET = 10_000
 MAX_LIST_ITEMS = 20
 MAX_TEXT_LENGTH = 200
+# A cursor carries its search's parameters (issue 14.3), compressed.
+MAX_CURSOR_LENGTH = 4000
 
 _RANGE = re.compile(r"(?P<slug>[a-z_]+)_(?P<bound>min|max)")
 _SLUG = re.compile(r"[a-z0-9-]{1,120}")
 _MARKET = re.compile(r"[A-Za-z]{2}")
-_FIXED = {"q", "data_type", "category", "brand", "market", "sort", "page", "page_size", "cursor"}
+_FIXED = {
+    "q", "data_type", "category", "brand", "market", "sort", "page", "page_size", "cursor",
+    "variant_of",
+}  # fmt: skip
+_PUBLIC_ID = re.compile(r"[a-z0-9]{2,8}-[A-Za-z0-9]{1,32}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +80,13 @@ class FoodQuery:
     page: int | None = None
     page_size: int = DEFAULT_PAGE_SIZE
     cursor: str = ""
+    variant_of: str = ""
 
     @property
     def has_filters(self) -> bool:
-        return bool(self.data_types or self.categories or self.brand or self.ranges)
+        return bool(
+            self.data_types or self.categories or self.brand or self.ranges or self.variant_of
+        )
 
     def fingerprint(self) -> str:
         """Identifies the result list (everything but the position), so a cursor is only
@@ -90,7 +100,7 @@ class FoodQuery:
             self.ranges,
             self.sort,
             self.page_size,
-        )
+        ) + ((self.variant_of,) if self.variant_of else ())
         return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 
@@ -112,7 +122,7 @@ def parse_food_query(params: Mapping[str, Sequence[str]]) -> FoodQuery:
         raise InvalidParameter(
             "page", f"Page numbers reach {MAX_PAGE_OFFSET:,} rows deep; follow links.next."
         )
-    cursor = _text(values, "cursor", 2000)
+    cursor = _text(values, "cursor", MAX_CURSOR_LENGTH)
     if cursor and page is not None:
         raise InvalidParameter("cursor", "Give either page or cursor, not both.")
     return FoodQuery(
@@ -126,7 +136,17 @@ def parse_food_query(params: Mapping[str, Sequence[str]]) -> FoodQuery:
         page=page,
         page_size=page_size,
         cursor=cursor,
+        variant_of=_variant_of(values.get("variant_of")),
     )
+
+
+def _variant_of(raw: str | None) -> str:
+    """A food id whose look-alikes to list (catalogue.variants), or ""."""
+    if raw is None:
+        return ""
+    if not _PUBLIC_ID.fullmatch(raw):
+        raise InvalidParameter("variant_of", "Give a food id, e.g. fdc-0123456789abcdef.")
+    return raw
 
 
 def _is_range(name: str) -> bool:

@@ -22,6 +22,12 @@ and DRF's ``JSONRenderer``, so they are byte for byte what the views rendered be
 the record's ETag is ``etag_for`` of the same body. Versions are consistent because the
 version is read *before* the rows it tags: a change committing in between bumps the
 version past the one stored, so that row is never served.
+
+Reads (the version, records, summaries, and the rows a rendering is made from) are
+routed like every catalogue read (``foodservice.replicas``: a replica during a GET or
+HEAD when replicas are configured, the primary if it fails); a rendering made on the
+spot is stored on the primary, tagged with the version read where its rows were read
+(a replica's version is never newer than the primary's, so at worst it is re-rendered).
 """
 
 from __future__ import annotations
@@ -33,13 +39,14 @@ from dataclasses import dataclass
 
 import orjson
 from django.conf import settings
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, connection, connections, transaction
 from rest_framework.renderers import JSONRenderer
 
 from catalogue import serializers
 from catalogue.conditional import etag_for
 from catalogue.models import Food, FoodRendering, Nutrient
 from foodservice import problems
+from foodservice.replicas import catalogue_read_alias
 
 logger = logging.getLogger("foodservice.catalogue")
 
@@ -157,7 +164,7 @@ def food_record(*, public_id: str, market: str | None) -> tuple[bytes, str]:
 
 def _food_record(public_id: str, market: str | None) -> tuple[bytes, str]:
     sql, params = (_RECORD, [public_id]) if not market else (_RECORD_IN_MARKET, [public_id, market])
-    with connection.cursor() as cursor:
+    with connections[catalogue_read_alias()].cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
@@ -177,7 +184,7 @@ def summaries(food_ids: list[int]) -> dict[int, bytes]:
     found: dict[int, bytes] = {}
     ids = sorted(set(food_ids))
     sql = _SUMMARIES.format(ids=", ".join(["%s"] * len(ids)))
-    with connection.cursor() as cursor:
+    with connections[catalogue_read_alias()].cursor() as cursor:
         cursor.execute(sql, ids)
         found = {food_id: bytes(summary) for food_id, summary in cursor.fetchall()}
     missing = [food_id for food_id in ids if food_id not in found]
@@ -216,7 +223,9 @@ def render_all(*, batch: int = RENDER_BATCH) -> int:
 
 
 def current_version() -> int:
-    with connection.cursor() as cursor:
+    """The catalogue version, read where the catalogue's rows are read (a replica during
+    a GET when replicas are configured, like every catalogue read: issue 18)."""
+    with connections[catalogue_read_alias()].cursor() as cursor:
         cursor.execute("SELECT " + _VERSION)
         return int(cursor.fetchone()[0])
 

@@ -68,31 +68,55 @@ _SUMMARY = _object(
             {h.column: NULLABLE_NUMBER for h in HEADLINES},
             "The headline nutrients per 100 g; null when not measured (never 0).",
         ),
+        "nutrients_per_serving": _object(
+            {h.column: NULLABLE_NUMBER for h in HEADLINES},
+            "The headline nutrients per serving (serving.gram_weight); null without one.",
+        )
+        | {"nullable": True},
+        "variants": _object(
+            {
+                "count": {"type": "integer", "minimum": 2},
+                "list": {"type": "string", "description": "A path listing every one."},
+            },
+            "Set when look-alikes of this food (same name, data type and nutrients) are "
+            "hidden from the search; null otherwise.",
+        )
+        | {"nullable": True},
         "links": _links("self"),
     },
     "A food as listed.",
 )
 _DETAIL = copy.deepcopy(_SUMMARY)
 _DETAIL["description"] = "A food with every portion and every measured nutrient."
+_NUTRIENT_AMOUNT = _object(
+    {
+        "id": {"type": "integer"},
+        "number": NULLABLE_STRING,
+        "name": {"type": "string"},
+        "unit": {"type": "string"},
+        "amount_per_100g": {"type": "number"},
+        "amount_per_serving": NULLABLE_NUMBER,
+    }
+)
+_NUTRIENT_AMOUNT["properties"]["sd_per_100g"] = {
+    "type": "number",
+    "description": "Standard deviation of the amount, where the source gives one (IFCT: "
+    "across the regions sampled).",
+}
 _DETAIL["properties"] |= {
+    "local_names": {
+        "type": "object",
+        "description": "The food's names in other languages, by language "
+        '({"Hindi": ["Gai ka doodh"]}); searchable. Empty for USDA foods.',
+        "additionalProperties": {"type": "array", "items": {"type": "string"}},
+    },
     "portions": {
         "type": "array",
         "items": _object({"description": {"type": "string"}, "gram_weight": NULLABLE_NUMBER}),
     },
-    "nutrients": {
-        "type": "array",
-        "items": _object(
-            {
-                "id": {"type": "integer"},
-                "number": NULLABLE_STRING,
-                "name": {"type": "string"},
-                "unit": {"type": "string"},
-                "amount_per_100g": {"type": "number"},
-            }
-        ),
-    },
+    "nutrients": {"type": "array", "items": _NUTRIENT_AMOUNT},
 }
-_DETAIL["required"] = [*_DETAIL["required"], "portions", "nutrients"]
+_DETAIL["required"] = [*_DETAIL["required"], "local_names", "portions", "nutrients"]
 
 FOOD = component("Food", _SUMMARY)
 FOOD_DETAIL = component("FoodDetail", _DETAIL)
@@ -137,6 +161,11 @@ FOOD_LIST = component(
             "meta": _object(
                 {
                     "q": NULLABLE_STRING,
+                    "corrected_q": NULLABLE_STRING
+                    | {
+                        "description": "The query searched instead of q when q (nearly) "
+                        "matched nothing: 'showing results for ...'."
+                    },
                     "sort": {"type": "string"},
                     "market": NULLABLE_STRING,
                     "offset": {"type": "integer", "minimum": 0},
@@ -191,8 +220,9 @@ def food_list_parameters() -> list[OpenApiParameter]:
             "q",
             {"type": "string", "maxLength": params.MAX_Q_LENGTH},
             query,
-            description="Search text. Every word must match (with stemming), the last also "
-            "as a prefix. Required on the Taster tier.",
+            description="Search text. Every word must match the name or the local names "
+            "(with stemming; `doodh` finds cow milk in market IN), the last also as a prefix. "
+            "Required on the Taster tier.",
             examples=[OpenApiExample("butter", value="butter")],
         ),
         _list_of("data_type", "Data types to keep, comma-separated.", enum=DataType.values),
@@ -209,7 +239,7 @@ def food_list_parameters() -> list[OpenApiParameter]:
             "market",
             {"type": "string", "pattern": "^[A-Za-z]{2}$"},
             query,
-            description="Paid tiers: only this market. Taster: its own market only.",
+            description="Paid tiers: only this market (`US` or `IN`). Taster: its own market only.",
         ),
         OpenApiParameter(
             "sort",
@@ -233,9 +263,17 @@ def food_list_parameters() -> list[OpenApiParameter]:
         ),
         OpenApiParameter(
             "cursor",
-            {"type": "string", "maxLength": 2000},
+            {"type": "string", "maxLength": params.MAX_CURSOR_LENGTH},
             query,
-            description="An opaque position from `links.next` or `links.prev`.",
+            description="An opaque position from `links.next` or `links.prev`. It carries "
+            "its search, so it may be sent alone; any other parameter sent with it must "
+            "describe the same search (else 400).",
+        ),
+        OpenApiParameter(
+            "variant_of",
+            {"type": "string", "pattern": "^[a-z0-9]{2,8}-[A-Za-z0-9]{1,32}$"},
+            query,
+            description="A food id: list that food's look-alikes (a result's `variants.list`).",
         ),
     ]
     for h in HEADLINES:

@@ -2,20 +2,22 @@
 
 Matching is backend-specific (PostgreSQL: the GIN-indexed ``search_vector``; SQLite:
 the FTS5 table; both made by migration 0002). Relevance is the same portable
-expression on both, computed from ``search_name`` (padded, normalised words):
+expression on both, computed on stems from ``search_stems`` and ``search_heads``
+(catalogue.text.search_forms; one or two query words in either order):
 
-    4  the name is the query                       "butter"
-    3  the name starts with the query's words      "butter, salted"
-    2  the name holds the query as whole words     "cookies, butter"
-    1  the name starts with the query as a prefix  "butterbur, raw"
+    4  the name is about the query: its head     "Bananas, raw", "Milk, whole", "BANANA"
+    3  the name starts with the query's words     "Banana bread"
+    2  the name holds the query's words           "Bread, banana"
+    1  the name starts with the query as a prefix "butterbur, raw" for "butter"
     0  any other match (every word, the last one as a prefix, somewhere)
 
-ties broken by the shorter name, then the id. So ``q=butter`` ranks butter above the
-foods that merely contain it, on either backend.
+ties broken by ``quality`` (catalogue.ranking: reference foods before other lab data
+before branded, descriptive names before ALL-CAPS ones, full nutrient panels before
+thin ones), then the shorter name, then the id.
 
 On PostgreSQL, a one- or two-word query's matches of relevance 4..2 (the name holds the
 query's words as a phrase) also come ready-ranked from ``catalogue_food_phrase``
-(migration 0004): ``phrase_rows`` reads them from its btree in relevance order, without
+(migrations 0004, 0006): ``phrase_rows`` reads them from its btree in relevance order, without
 ranking every match, and ``phrase_count`` counts them from the same index. Both give
 exactly the rows ``match`` + ``with_relevance`` give with relevance >= 2 (tested):
 every such name holds the query's words, so it matches the tsquery too, unless that
@@ -24,14 +26,17 @@ tsquery is empty (only stop words), which both then treat as no match.
 
 from __future__ import annotations
 
+from functools import reduce
+from operator import or_
 from typing import Any
 
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import BooleanField, Case, IntegerField, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Length
+from django.db.models.functions import Coalesce, Length
 
 from catalogue import text
+from foodservice.replicas import catalogue_read_alias
 
 
 def match(queryset: QuerySet, q: str) -> QuerySet:
@@ -58,19 +63,37 @@ def match(queryset: QuerySet, q: str) -> QuerySet:
 
 
 def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
-    """Annotates ``relevance`` (4..0, higher is better) and ``name_length``."""
-    phrase = " ".join(text.words(q))
+    """Annotates ``relevance`` (4..0, higher is better), ``quality`` (the food's
+    ``rank_quality``, lower is better) and ``name_length``, compared on stems
+    (catalogue.text.search_forms). For one or two words (the phrase index's keys) the
+    two words may stand in either order ("Milk, whole" is ``whole milk``)."""
+    stems = [text.stem(term) for term in text.words(q)]
+    phrase = " ".join(stems)
+    if 1 <= len(stems) <= PHRASE_MAX_WORDS:
+        orders = dict.fromkeys((phrase, " ".join(reversed(stems))))
+        head = Q(search_heads__contains=f"|{text.phrase_key(stems)}|")
+        starts = reduce(or_, (Q(search_stems__startswith=f" {o} ") for o in orders))
+        holds = reduce(or_, (Q(search_stems__contains=f" {o} ") for o in orders))
+    else:
+        head = Q(search_stems=f" {phrase} ")
+        starts = Q(search_stems__startswith=f" {phrase} ")
+        holds = Q(search_stems__contains=f" {phrase} ")
     return queryset.annotate(
         relevance=Case(
-            When(search_name=f" {phrase} ", then=Value(4)),
-            When(search_name__startswith=f" {phrase} ", then=Value(3)),
-            When(search_name__contains=f" {phrase} ", then=Value(2)),
-            When(search_name__startswith=f" {phrase}", then=Value(1)),
+            When(head, then=Value(4)),
+            When(starts, then=Value(3)),
+            When(holds, then=Value(2)),
+            When(search_stems__startswith=f" {phrase}", then=Value(1)),
             default=Value(0),
             output_field=IntegerField(),
         ),
+        quality=Coalesce("rank_quality", Value(UNRANKED_QUALITY)),
         name_length=Length("search_name"),
     )
+
+
+# A food without rank_quality (not yet filled) ranks after every ranked one.
+UNRANKED_QUALITY = 31
 
 
 # A relevance of at least this is a phrase match (the name holds the query's words in
@@ -85,22 +108,23 @@ def phrase_of(q: str) -> str | None:
     terms = text.words(q)
     if connection.vendor != "postgresql" or not 1 <= len(terms) <= PHRASE_MAX_WORDS:
         return None
-    return " ".join(terms)
+    return text.phrase_key([text.stem(term) for term in terms])
 
 
 # Rows of catalogue_food_phrase holding the phrase, in the market (NULL: any), after
-# a (tier, name_length, food_id) key. The tsquery test is a constant (a one-time
+# a (tier, quality, name_length, food_id) key. The tsquery test is a constant (a one-time
 # filter): a query of stop words only matches nothing in ``match``, so not here either.
 _PHRASE_MATCHES = (
     "FROM catalogue_food_phrase WHERE phrase = %(phrase)s "
     "AND (%(market)s::varchar IS NULL OR market_id = %(market)s::varchar) "
-    "AND (tier, name_length, food_id) > (%(tier)s, %(name_length)s, %(food_id)s) "
+    "AND (tier, quality, name_length, food_id) > "
+    "(%(tier)s, %(quality)s, %(name_length)s, %(food_id)s) "
     "AND numnode(to_tsquery('english'::regconfig, %(tsquery)s)) > 0"
 )
 _PHRASE_ROWS = (
-    "SELECT food_id, 4 - tier, name_length "
+    "SELECT food_id, 4 - tier, quality, name_length "
     + _PHRASE_MATCHES
-    + " ORDER BY tier, name_length, food_id LIMIT %(limit)s OFFSET %(offset)s"
+    + " ORDER BY tier, quality, name_length, food_id LIMIT %(limit)s OFFSET %(offset)s"
 )
 _PHRASE_COUNT = (
     "SELECT count(*) FROM (SELECT 1 "  # noqa: S608 (constants only, values are parameters)
@@ -118,20 +142,20 @@ def phrase_rows(
     limit: int,
 ) -> list[dict[str, Any]]:
     """The phrase matches of ``q`` (relevance >= 2) in relevance order, as dicts of
-    ``id``, ``relevance``, ``name_length``: those after the sort key ``after`` (a
+    ``id``, ``relevance``, ``quality``, ``name_length``: those after the sort key ``after`` (a
     relevance-ordering key, see catalogue.ordering) if given, skipping ``offset``, at
     most ``limit``. ``q`` must have a ``phrase_of``."""
     params = _phrase_params(q, market, after) | {"limit": limit, "offset": offset}
-    with connection.cursor() as cursor:
+    with connections[catalogue_read_alias()].cursor() as cursor:
         cursor.execute(_PHRASE_ROWS, params)
         found = cursor.fetchall()
-    return [{"id": i, "relevance": r, "name_length": n} for i, r, n in found]
+    return [{"id": i, "relevance": r, "quality": k, "name_length": n} for i, r, k, n in found]
 
 
 def phrase_count(*, q: str, market: str | None, cap: int | None) -> int:
     """How many phrase matches ``q`` has (relevance >= 2), counting at most ``cap``
     (None: all). ``q`` must have a ``phrase_of``."""
-    with connection.cursor() as cursor:
+    with connections[catalogue_read_alias()].cursor() as cursor:
         cursor.execute(_PHRASE_COUNT, _phrase_params(q, market, None) | {"limit": cap})
         return cursor.fetchone()[0]
 
@@ -140,11 +164,14 @@ def _phrase_params(q: str, market: str | None, after: tuple[Any, ...] | None) ->
     phrase = phrase_of(q)
     if phrase is None:
         raise ValueError(f"the phrase index cannot rank {q!r}")
-    tier, name_length, food_id = (-1, 0, 0) if after is None else (4 - after[0], *after[1:])
+    tier, quality, name_length, food_id = (
+        (-1, 0, 0, 0) if after is None else (4 - after[0], *after[1:])
+    )
     return {
         "phrase": phrase,
         "market": market or None,
         "tier": tier,
+        "quality": quality,
         "name_length": name_length,
         "food_id": food_id,
         "tsquery": text.postgres_tsquery(text.words(q)),

@@ -6,26 +6,28 @@ never returns a record outside it; a missing or invisible record is ``NotFound``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Exists, OuterRef, QuerySet, Window
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Window
 
-from catalogue import ordering, rendering, search
-from catalogue.models import Category, Food, Market, Nutrient
+from catalogue import ordering, rendering, search, spelling
+from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient
 from catalogue.nutrients import BY_SLUG, HEADLINES
 from catalogue.paging import Position
 from catalogue.params import FoodQuery
 from foodservice import problems
+from keys.cache import REDIS_UNREACHABLE
 
 # Matches are counted up to these many; meta.total_exact says whether the count is
 # exact. A search counts up to the Taster depth (spec 8.2: what a Taster may read):
 # counting all of a common word's 20k matches would cost more than finding the page.
 COUNT_CAP = 10_000
 SEARCH_COUNT_CAP = 1_000
-MARKETS_CACHE_KEY = "catalogue:markets-offered"
+MARKETS_CACHE_KEY = "catalogue:markets-offered-named"
 MARKETS_CACHE_SECONDS = 60
 NUTRIENTS_CACHE_KEY = "catalogue:nutrients"
 NUTRIENTS_CACHE_SECONDS = 300
@@ -42,6 +44,7 @@ LIST_FIELDS = (
     "market_id",
     "serving_description",
     "serving_grams",
+    "variant_count",
     "category__slug",
     "category__name",
     *(h.column for h in HEADLINES),
@@ -54,13 +57,15 @@ class FoodPage:
     ``summary``, each food's summary as rendered JSON bytes; ``next`` is where
     the following page starts (None on the last visible page); ``total`` counts the
     matches up to ``SEARCH_COUNT_CAP`` (a search) or ``COUNT_CAP`` (a listing without
-    q), ``total_exact`` False beyond."""
+    q), ``total_exact`` False beyond. ``corrected_q``: the query searched instead of
+    ``q`` when ``q`` (nearly) matched nothing (catalogue.spelling), else None."""
 
     rows: list[dict[str, Any]]
     offset: int
     total: int
     total_exact: bool
     next: Position | None
+    corrected_q: str | None = None
 
 
 def food_search(
@@ -73,7 +78,42 @@ def food_search(
     matches lie there, and the last page before it is cut at it. A page past the end of
     the list is ``InvalidParameter`` naming ``page`` (or ``cursor``). ``total`` counts
     a search's matches up to ``SEARCH_COUNT_CAP``, a listing's up to ``COUNT_CAP``.
+
+    A search with fewer than ``FALLBACK_BELOW`` matches is retried with its rare or
+    unknown words corrected (catalogue.spelling.correct); when that finds more, its
+    page is returned with ``corrected_q`` set. The correction is a pure function of
+    ``q`` and the catalogue, so every page of the search (and its cursors) agrees.
     """
+    expected = len(ordering.columns_for(query.sort))
+    if position.key is not None and len(position.key) != expected:
+        raise problems.InvalidParameter("cursor", "The cursor is outdated; start over.")
+    try:
+        page: FoodPage | None = _food_page(query, market, depth, position)
+    except problems.InvalidParameter as error:
+        if not query.q:
+            raise
+        page, past_end = None, error
+    if query.q and (page is None or page.total < FALLBACK_BELOW):
+        fixed = spelling.correct(query.q)
+        if fixed is not None:
+            alternative = _food_page(replace(query, q=fixed), market, depth, position)
+            if alternative.total > (page.total if page else 0):
+                return replace(alternative, corrected_q=fixed)
+    if page is None:
+        raise past_end
+    return page
+
+
+# Searches with fewer matches than this try a spelling correction: a misspelling
+# found in a few branded names ("mozarella": 5 foods) still yields to the common word
+# (catalogue.spelling decides per word; a query this rare costs one more look-up).
+FALLBACK_BELOW = 200
+
+
+def _food_page(
+    query: FoodQuery, market: str | None, depth: int | None, position: Position
+) -> FoodPage:
+    """``food_search`` without the spelling fallback."""
     queryset = _filtered(query, market)
     if query.q:
         queryset = search.match(queryset, query.q)
@@ -119,6 +159,17 @@ def _filtered(query: FoodQuery, market: str | None) -> QuerySet:
     queryset = Food.objects.all()
     if market:
         queryset = queryset.filter(market_id=market)
+    if query.variant_of:
+        group = Food.objects.filter(public_id=query.variant_of)
+        if market:
+            group = group.filter(market_id=market)
+        key = group.values_list("variant_key", flat=True).first()
+        if key is None:
+            raise problems.InvalidParameter("variant_of", f"No food {query.variant_of!r}.")
+        queryset = queryset.filter(variant_key=key)
+    elif query.q:
+        # A search shows one food of each look-alike group (catalogue.variants).
+        queryset = queryset.filter(Q(variant_count__isnull=True) | Q(variant_count__gt=0))
     if query.data_types:
         queryset = queryset.filter(data_type__in=query.data_types)
     if query.categories:
@@ -266,14 +317,27 @@ def category_get(*, slug: str) -> Category:
 
 def markets_offered() -> list[str]:
     """Market codes an account may choose: those the catalogue holds foods for, or the
-    settings' ``DEFAULT_MARKETS`` while it is empty. Cached for a minute (it is read on
-    every ``GET /v1/market``); ``catalogue_cache_forget()`` drops the cache after a load."""
-    codes = cache.get(MARKETS_CACHE_KEY)
-    if codes is None:
+    settings' ``DEFAULT_MARKETS`` while it is empty, sorted."""
+    return [code for code, _ in markets_offered_named()]
+
+
+def markets_offered_named() -> list[tuple[str, str]]:
+    """``markets_offered()`` with each market's name (``("IN", "India")``), sorted by
+    code. Cached for a minute (it is read on every ``GET /v1/market``);
+    ``catalogue_cache_forget()`` drops the cache after a load."""
+    named = None
+    # Redis unreachable is a miss: the market page and PUT /v1/market still answer
+    # from the database (issue 11.4).
+    with contextlib.suppress(*REDIS_UNREACHABLE):
+        named = cache.get(MARKETS_CACHE_KEY)
+    if named is None:
         with_foods = Market.objects.filter(Exists(Food.objects.filter(market=OuterRef("pk"))))
-        codes = sorted(with_foods.values_list("code", flat=True))
-        cache.set(MARKETS_CACHE_KEY, codes, MARKETS_CACHE_SECONDS)
-    return list(codes) or sorted(settings.DEFAULT_MARKETS)
+        named = sorted(with_foods.values_list("code", "name"))
+        with contextlib.suppress(*REDIS_UNREACHABLE):
+            cache.set(MARKETS_CACHE_KEY, named, MARKETS_CACHE_SECONDS)
+    if not named:
+        named = [(code, MARKET_NAMES.get(code, code)) for code in sorted(settings.DEFAULT_MARKETS)]
+    return [(code, name) for code, name in named]
 
 
 def catalogue_cache_forget() -> None:

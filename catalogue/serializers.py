@@ -1,4 +1,4 @@
-"""Representations of catalogue records (docs/catalogue.md, "Food records"). Plain functions over
+"""Representations of catalogue records (docs/catalogue.md, "Records by id"). Plain functions over
 rows and models: a list page renders hundreds of these, so no serializer classes.
 
 Nothing volatile (request ids, remaining quota, times) ever goes into a body: the ETag
@@ -8,17 +8,22 @@ is computed from it (issue 3, point 4).
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from catalogue.models import Category, Food, Nutrient
 from catalogue.nutrients import HEADLINES
+from catalogue.ranking import per_serving
 
 if TYPE_CHECKING:
     from catalogue.selectors import NutrientRef
 
 
 def food_summary(row: dict[str, Any]) -> dict[str, Any]:
-    """A food in a list; ``row`` holds ``catalogue.selectors.LIST_FIELDS``."""
+    """A food in a list; ``row`` holds ``catalogue.selectors.LIST_FIELDS``.
+
+    ``nutrients_per_serving`` scales the headline amounts to the serving's gram weight
+    (null without one); ``variants`` is set on a food standing for look-alikes hidden
+    from searches (catalogue.variants): how many there are, the list's path."""
     category = None
     if row["category__slug"]:
         category = {"id": row["category__slug"], "name": row["category__name"]}
@@ -39,12 +44,32 @@ def food_summary(row: dict[str, Any]) -> dict[str, Any]:
         "serving": serving,
         # spec-free choice: a nutrient not measured is null, never 0.
         "nutrients_per_100g": {h.column: row[h.column] for h in HEADLINES},
+        "nutrients_per_serving": _per_serving(row),
+        "variants": _variants(row),
         "links": {"self": f"/v1/foods/{quote(row['public_id'])}"},
     }
 
 
+def _per_serving(row: dict[str, Any]) -> dict[str, float | None] | None:
+    grams = row["serving_grams"]
+    if grams is None or grams <= 0:
+        return None
+    return {h.column: per_serving(row[h.column], grams) for h in HEADLINES}
+
+
+def _variants(row: dict[str, Any]) -> dict[str, Any] | None:
+    count = row.get("variant_count")
+    if not count or count < 2:
+        return None
+    query = urlencode({"q": row["name"], "variant_of": row["public_id"]})
+    return {"count": count, "list": f"/v1/foods?{query}"}
+
+
 def food_detail(food: Food, nutrients: dict[int, NutrientRef]) -> dict[str, Any]:
-    """A food record: its summary, every portion and every measured nutrient."""
+    """A food record: its summary, its local names by language (``{}`` if none), every
+    portion and every measured nutrient, each with its amount per 100 g and per serving
+    (null without a serving weight), and ``sd_per_100g`` where the source gives a
+    standard deviation (IFCT)."""
     row = {field: getattr(food, field) for field in ("public_id", "name", "data_type")}
     row |= {
         "source": food.source,
@@ -53,17 +78,19 @@ def food_detail(food: Food, nutrients: dict[int, NutrientRef]) -> dict[str, Any]
         "market_id": food.market_id,
         "serving_description": food.serving_description,
         "serving_grams": food.serving_grams,
+        "variant_count": food.variant_count,
         "category__slug": food.category.slug if food.category else None,
         "category__name": food.category.name if food.category else None,
     }
     row |= {h.column: getattr(food, h.column) for h in HEADLINES}
     measured = [
-        (nutrients[int(key)], amount)
+        (nutrients[int(key)], amount, food.nutrient_sd.get(key))
         for key, amount in food.nutrients.items()
         if int(key) in nutrients
     ]
-    measured.sort(key=lambda pair: (pair[0].rank, pair[0].id))
+    measured.sort(key=lambda item: (item[0].rank, item[0].id))
     return food_summary(row) | {
+        "local_names": food.local_names,
         "portions": food.portions,
         "nutrients": [
             {
@@ -72,8 +99,10 @@ def food_detail(food: Food, nutrients: dict[int, NutrientRef]) -> dict[str, Any]
                 "name": nutrient.name,
                 "unit": nutrient.unit,
                 "amount_per_100g": amount,
+                "amount_per_serving": per_serving(amount, food.serving_grams),
             }
-            for nutrient, amount in measured
+            | ({} if sd is None else {"sd_per_100g": sd})
+            for nutrient, amount, sd in measured
         ],
     }
 

@@ -13,6 +13,8 @@ import hashlib
 import re
 import unicodedata
 
+import Stemmer
+
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -30,6 +32,15 @@ def search_name(name: str) -> str:
     padded with one space each side, so ``" butter "`` tests "the whole word butter"
     with a plain LIKE on both backends."""
     return f" {' '.join(words(name))} "
+
+
+def search_aliases(local_names: dict[str, tuple[str, ...]] | dict[str, list[str]]) -> str:
+    """The searchable form of a food's other names (``Food.search_aliases``): every
+    name's words, names separated by `` | `` (so ``search_name``-style padding holds for
+    each), in the order given; ``""`` without any."""
+    names = [" ".join(words(name)) for group in local_names.values() for name in group]
+    unique = list(dict.fromkeys(name for name in names if name))
+    return f" {' | '.join(unique)} " if unique else ""
 
 
 def slugify_name(name: str) -> str:
@@ -57,3 +68,70 @@ def fts5_query(terms: list[str]) -> str:
     parts = [f'"{term}"' for term in terms]
     parts[-1] += "*"
     return " AND ".join(parts)
+
+
+# --- Ranking forms of a name (docs/catalogue.md, "Relevance") ---------------------------
+
+_STEMMER = Stemmer.Stemmer("english")
+# Where USDA names put the food after a comma: "Bananas, raw" is about bananas, and
+# "Milk, whole" is whole milk. A name's segments are split at these.
+_SEGMENT = re.compile(r"[,;(]")
+# Heads that name a class rather than a food in SR Legacy ("Nuts, almonds", "Spices,
+# pepper, black", "Cheese, cheddar", "Fish, salmon"): the segment after them is the
+# food, so it is a head key too. Stems, as ``stem()`` makes them.
+CLASS_HEADS = frozenset(
+    {"nut", "seed", "spice", "fish", "beverag", "cereal", "chees", "crustacean", "mollusk",
+     "alcohol beverag", "game meat"}
+)  # fmt: skip
+
+
+def stem(word: str) -> str:
+    """The English (Snowball) stem of a ``words()`` word: ``bananas`` -> ``banana``."""
+    return _STEMMER.stemWord(word)
+
+
+def phrase_key(stems: list[str]) -> str:
+    """The key of one or two stems in the phrase index: two words in either order are
+    the same key (``whole milk`` and "Milk, whole"), so a pair is sorted."""
+    return " ".join(sorted(stems)) if len(stems) == 2 else " ".join(stems)
+
+
+def searchable_text(name: str) -> str:
+    """Everything a food is found by. Today its name; a food's other names (e.g. local
+    names) join here, and from here reach the full-text index, the phrase index and the
+    typo vocabulary (all fed from ``search_forms``)."""
+    return name
+
+
+def search_forms(name: str) -> dict[str, str]:
+    """The stored search columns of a food named ``name``, the one place that makes them:
+
+    - ``search_name``: its words, padded (" bananas raw "), what full-text search
+      matches and what the typo vocabulary is made of;
+    - ``search_stems``: the stems of those words, padded (" banana raw "), what
+      relevance compares the query's stems with;
+    - ``search_heads``: the keys (``phrase_key``) the name is *about*, "|banana|": its
+      head (the text before the first comma) when one or two words, a one-word head
+      with each later one-word segment ("Milk, whole" -> "milk whole"; "Chicken,
+      broilers or fryers, breast" -> "breast chicken"), and after a class head
+      (``CLASS_HEADS``) the second segment alone ("Nuts, almonds" -> "almond").
+    """
+    text = searchable_text(name)
+    segments = [[stem(w) for w in words(s)] for s in _SEGMENT.split(text)]
+    segments = [s for s in segments if s]
+    heads: list[str] = []
+    if segments:
+        head = segments[0]
+        second = segments[1] if len(segments) > 1 else []
+        if len(head) <= 2:
+            heads.append(phrase_key(head))
+        if len(head) == 1:
+            heads += [phrase_key(head + later) for later in segments[1:] if len(later) == 1]
+        if " ".join(head) in CLASS_HEADS and 1 <= len(second) <= 2:
+            heads.append(phrase_key(second))
+    all_words = words(text)
+    return {
+        "search_name": f" {' '.join(all_words)} ",
+        "search_stems": f" {' '.join(stem(w) for w in all_words)} ",
+        "search_heads": "|" + "".join(f"{h}|" for h in dict.fromkeys(heads)),
+    }

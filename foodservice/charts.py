@@ -1,7 +1,9 @@
 """Bar charts as plain geometry for server-rendered SVG (issue 5: usage charts). Pure.
 
 ``bar_chart`` turns labelled counts into rectangles, axis ticks and a rounded scale;
-``templates/includes/bar_chart.html`` draws them. No JavaScript, no chart library, and
+``stacked_bar_chart`` does the same for several series per bar (each bar a stack of
+segments, e.g. requests by outcome); ``templates/includes/bar_chart.html`` draws both,
+with a legend and the numbers table for a stacked one. No JavaScript, no chart library, and
 nothing a Content-Security-Policy would block (SVG attributes, not inline styles).
 """
 
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 WIDTH = 720
 HEIGHT = 220
@@ -21,14 +23,34 @@ MAX_BAR_WIDTH = 40  # a period of a few days still reads as bars, not a wall
 
 
 @dataclass(frozen=True, slots=True)
+class Segment:
+    """One series' part of a stacked bar."""
+
+    y: float
+    height: float
+    value: int
+    series: str  # the series' key (a CSS class suffix)
+    name: str  # the series' name, for the tooltip
+
+
+@dataclass(frozen=True, slots=True)
 class Bar:
     x: float
     y: float
     width: float
     height: float
-    value: int
+    value: int  # the bar's total
     label: str  # full label, for the tooltip and the data table
     tick: str  # short axis label ("" for none)
+    segments: tuple[Segment, ...] = ()  # stacked: bottom first, zero values left out
+    values: tuple[int, ...] = ()  # stacked: every series' value, in series order
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    key: str
+    name: str
+    total: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +69,7 @@ class BarChart:
     ticks: tuple[Tick, ...]
     total: int
     peak: int
+    series: tuple[Series, ...] = ()  # stacked charts only
 
 
 def nice_ceiling(value: int) -> int:
@@ -113,4 +136,38 @@ def bar_chart(
         ticks=ticks,
         total=sum(v for _, _, v in points),
         peak=peak,
+    )
+
+
+def stacked_bar_chart(
+    *,
+    points: Sequence[tuple[str, str, Sequence[int]]],
+    series: Sequence[tuple[str, str]],
+    width: int = WIDTH,
+    height: int = HEIGHT,
+) -> BarChart:
+    """A chart of ``points`` given as ``(label, tick, values)``, one value per
+    ``series`` entry ``(key, name)``: each bar is as tall as its total (scaled as in
+    ``bar_chart``) and split into one segment per non-zero value, the first series at
+    the bottom. ``series`` of the chart carries each series' total, for the legend."""
+    base = bar_chart(
+        points=[(label, tick, sum(values)) for label, tick, values in points],
+        width=width,
+        height=height,
+    )
+    bars = []
+    for bar, (_, _, values) in zip(base.bars, points, strict=True):
+        segments = []
+        top = base.baseline
+        for (key, name), value in zip(series, values, strict=True):
+            if value:
+                part = bar.height * value / bar.value
+                top -= part
+                segments.append(Segment(round(top, 2), round(part, 2), value, key, name))
+        bars.append(replace(bar, segments=tuple(segments), values=tuple(values)))
+    totals = [sum(values[i] for _, _, values in points) for i in range(len(series))]
+    return replace(
+        base,
+        bars=tuple(bars),
+        series=tuple(Series(key, name, n) for (key, name), n in zip(series, totals, strict=True)),
     )

@@ -50,6 +50,18 @@ def env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
     return value
 
 
+def local_base_url(host: str, port: str) -> str:
+    """The URL a person on this machine opens for a server bound to ``host``:``port``
+    (``make run``'s ``HOST`` and ``PORT``; defaults 127.0.0.1 and 8000). A wildcard bind
+    (``0.0.0.0``, ``::``) is reached at 127.0.0.1; an IPv6 address gets brackets."""
+    host = host.strip().strip("[]") or "127.0.0.1"
+    if host in ("0.0.0.0", "::"):  # noqa: S104 - the wildcards themselves, not binds
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port.strip() or '8000'}"
+
+
 def database_from_url(url: str, *, sqlite_path: Path) -> dict[str, object]:
     """A ``DATABASES['default']`` entry for ``url``; SQLite at ``sqlite_path`` when empty.
 

@@ -1,14 +1,19 @@
-"""Keeps /v1 answers problem+json even when an exception escapes DRF's views."""
+"""Response fix-ups that hold for every path: /v1 answers stay problem+json even when an
+exception escapes DRF's views, and a 304 carries no Content-Length."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from foodservice import problems
 from foodservice.exception_handler import is_api_path, problem_for, problem_response
+from keys.cache import REDIS_UNREACHABLE
+
+_UNAVAILABLE = (problems.ServiceUnavailable, OperationalError, InterfaceError, *REDIS_UNREACHABLE)
 
 
 class ProblemMiddleware:
@@ -27,10 +32,33 @@ class ProblemMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if is_api_path(request):
             return problem_response(problem_for(exception))
-        if isinstance(exception, problems.ServiceUnavailable):
-            # The dashboard: a part is down (the services refused the change), a page
-            # that says so rather than a 500.
-            response = render(request, "503.html", {"detail": exception.detail}, status=503)
-            response["Retry-After"] = exception.headers()["Retry-After"]
+        if isinstance(exception, _UNAVAILABLE):
+            # The dashboard and the admin: a part is down (Redis or the database
+            # unreachable, or a service refused the change), a page that says so and to
+            # retry rather than a 500 (issue 11.4). Services write in one transaction,
+            # so the failed request changed nothing.
+            problem = problem_for(exception)
+            response = render(request, "503.html", {"detail": problem.detail}, status=503)
+            response["Retry-After"] = problem.headers()["Retry-After"]
             return response
         return None
+
+
+class NotModifiedMiddleware:
+    """Drops ``Content-Length`` from every 304 (issue 14.1).
+
+    RFC 9110 15.4.5 lets a 304 carry ``Content-Length`` only when it equals the 200's;
+    Django's ``CommonMiddleware`` sets it to the empty body's ``0``, and caches that
+    copy the 304's headers into their stored response (requests-cache) then serve the
+    full body as ``Content-Length: 0``. Listed before ``CommonMiddleware``, so it runs
+    after it on the way out.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code == 304 and response.has_header("Content-Length"):
+            del response.headers["Content-Length"]
+        return response

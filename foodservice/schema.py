@@ -5,8 +5,11 @@ drf-spectacular builds the operations from the per-view descriptions in each app
 ``schema.py`` (``OpenApiViewExtension``s, loaded by the apps' ``ready()``); they use
 the helpers here, and ``postprocess`` adds what belongs to the whole document:
 
-- one component per problem kind (``<Kind>Problem``) plus the generic ``Problem``
-  (spec 2.5), each pinning its ``type``, ``status``, ``title`` and ``doc_url``;
+- the generic ``Problem`` (spec 2.5) and, for each problem kind an operation answers
+  with, ``<Kind>Problem``: ``allOf`` the base plus the kind's pinned ``type``,
+  ``status`` and ``doc_url`` and its extra members (issue 14.5: generated clients get
+  one base class; the ``title`` is text, never pinned, so rewording it breaks no
+  client; no component goes unused);
 - one tag per problem kind, *named after the kind*, so Redoc's anchor for it is
   ``#tag/<kind>``: exactly the fragment of every problem's ``doc_url``;
 - the opening pages of /docs (``docs/intro.md``), with the tier table from
@@ -15,6 +18,7 @@ the helpers here, and ``postprocess`` adds what belongs to the whole document:
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -62,17 +66,18 @@ def problem_component_name(cls: type[Problem]) -> str:
 
 
 def problem_schema(cls: type[Problem]) -> dict[str, Any]:
-    """The exact body of one problem kind: ``Problem.body()`` and nothing else."""
+    """The exact body of one problem kind, ``Problem.body()`` and nothing else: the
+    generic ``Problem`` narrowed by pinning ``type``, ``status`` and the ``doc_url``
+    fragment (the ``title`` is an example: its wording may change) and requiring the
+    kind's extra members. The narrowing part lists every member of the body, so its
+    ``additionalProperties: false`` refuses only what the kind never sends."""
     members = problem_doc(cls.kind).members
-    return {
+    kind: dict[str, Any] = {
         "type": "object",
-        "title": f"{cls.status_code} {cls.kind}",
-        "description": f"The `{cls.kind}` problem: see [{cls.kind}](#tag/{cls.kind}).",
-        "required": ["type", "title", "status", "detail", "doc_url", *cls.members],
         "additionalProperties": False,
         "properties": {
             "type": {"type": "string", "enum": [cls.type_uri()]},
-            "title": {"type": "string", "enum": [cls.title]},
+            "title": {"type": "string", "example": cls.title},
             "status": {"type": "integer", "enum": [cls.status_code]},
             "detail": {"type": "string", "example": cls.default_detail},
             "doc_url": {
@@ -83,6 +88,13 @@ def problem_schema(cls: type[Problem]) -> dict[str, Any]:
             },
             **{name: members[name] for name in cls.members},
         },
+    }
+    if cls.members:
+        kind["required"] = list(cls.members)
+    return {
+        "title": f"{cls.status_code} {cls.kind}",
+        "description": f"The `{cls.kind}` problem: see [{cls.kind}](#tag/{cls.kind}).",
+        "allOf": [ref("Problem"), kind],
     }
 
 
@@ -149,7 +161,10 @@ RATELIMIT_HEADERS: dict[str, tuple[dict[str, Any], str]] = {
     ),
     "RateLimit": (
         {"type": "string", "pattern": r'^"quota";r=\d+;t=\d+(, "burst";r=\d+;t=\d+)?$'},
-        "IETF draft form: each policy's remaining `r` and seconds `t` until it resets.",
+        "IETF draft form: each policy's remaining `r` and seconds `t`. With `r=0`, `t` is "
+        "the seconds until that policy admits a request again (on the quota 429 it equals "
+        "Retry-After); with `r>0`, the seconds until it resets (quota: as RateLimit-Reset; "
+        "burst: until the bucket is full).",
     ),
 }
 # spec 8.4: on every metered response. They are set after the meter admitted the
@@ -375,16 +390,47 @@ def intro() -> str:
     )
 
 
+def _offered_markets(schemas: dict[str, Any], request: Any) -> None:
+    """The markets offered right now as an enum of ``Market.markets_offered`` (issue
+    14.5): the served schema is built per request, so it knows them (the catalogue's
+    markets, or ``DEFAULT_MARKETS`` while it is empty). Left out when there is no
+    request (the system checks build the schema too, and must touch no service) and
+    when the catalogue cannot be read: the reference stays up while the database or
+    Redis is down."""
+    from django.db import DatabaseError
+
+    from catalogue.selectors import markets_offered
+    from keys.cache import REDIS_UNREACHABLE
+
+    if "Market" not in schemas or request is None:
+        return
+    try:
+        codes = markets_offered()
+    except (DatabaseError, *REDIS_UNREACHABLE):
+        return
+    market = schemas["Market"] = copy.deepcopy(schemas["Market"])  # _COMPONENTS stays
+    offered = market["properties"]["data"]["properties"]["markets_offered"]
+    market["properties"]["data"]["properties"]["markets_offered"] = offered | {
+        "items": offered["items"] | {"enum": codes}
+    }
+
+
 def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict:
     """``SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]``: completes the document."""
     kinds = sorted(all_problem_types(), key=lambda cls: (cls.status_code, cls.kind))
     result["info"]["description"] = intro()
+    result["info"]["contact"] = dict(settings.API_CONTACT)
+    result["info"]["license"] = dict(settings.API_LICENSE)
     result["servers"] = [{"url": settings.BASE_URL}]
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(_COMPONENTS)
+    _offered_markets(schemas, request)
     schemas["Problem"] = generic_problem_schema()
+    used = json.dumps(result["paths"])
     for cls in kinds:
-        schemas[problem_component_name(cls)] = problem_schema(cls)
+        name = problem_component_name(cls)
+        if f'"{ref(name)["$ref"]}"' in used:  # no unused component (issue 14.5)
+            schemas[name] = problem_schema(cls)
     endpoint_tags = [
         {"name": name, "x-displayName": display, "description": text}
         for name, (display, text) in ENDPOINT_TAGS.items()

@@ -1,4 +1,4 @@
-"""Settings for foodservice, read from the environment (see docs/configuration.md).
+"""Settings for foodservice, read from the environment (see docs/operations.md, "Configuration").
 
 With no environment at all the service runs on the embedded default: a SQLite file
 under ``var/`` and in-process metering. ``DATABASE_URL`` switches to PostgreSQL and
@@ -10,13 +10,17 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
+
 from foodservice.env import (
     database_from_url,
     env_bool,
     env_choice,
     env_list,
     env_str,
+    local_base_url,
 )
+from foodservice.redis import topology_from_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("FOODSERVICE_VAR_DIR", str(BASE_DIR / "var")))
@@ -42,7 +46,9 @@ KEY_PEPPER = env_str("KEY_PEPPER") or f"key-pepper:{SECRET_KEY}"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # The {base_url} of the spec: problem doc_url links point at {BASE_URL}/docs#tag/<kind>.
-BASE_URL = env_str("BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Unset, it follows the HOST and PORT the server was started on (``make run PORT=8031``
+# exports them; issue 14.8), so every link the service prints and serves reaches it.
+BASE_URL = (env_str("BASE_URL") or local_base_url(env_str("HOST"), env_str("PORT"))).rstrip("/")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -60,6 +66,8 @@ INSTALLED_APPS = [
     "keys",
     "metering",
     "catalogue",
+    "accounts.audit",
+    "metering.alerts",
 ]
 
 MIDDLEWARE = [
@@ -69,12 +77,19 @@ MIDDLEWARE = [
     "foodservice.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "foodservice.middleware.ProblemMiddleware",
+    # Before anything reads the session or the database: NUL and other control
+    # characters get a 404/400 on every route (issue 11.6).
+    "foodservice.controlchars.ControlCharacterMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Before CommonMiddleware, so it strips the Content-Length that one adds to a 304.
+    "foodservice.middleware.NotModifiedMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A sign-in the limit refused gets the 429 page, whichever form asked (issue 11.2).
+    "accounts.middleware.SignInLimitMiddleware",
 ]
 
 ROOT_URLCONF = "foodservice.urls"
@@ -99,26 +114,63 @@ TEMPLATES = [
 # --- Durable state -----------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL")
 DATABASES = {"default": database_from_url(DATABASE_URL, sqlite_path=VAR_DIR / "db.sqlite3")}
+# DATABASE_PGBOUNCER=1: DATABASE_URL (and the replicas) go through PgBouncer in transaction
+# pooling mode, where a server connection belongs to a client for one transaction only:
+# no server-side cursors (a cursor would outlive its transaction), no prepared statements
+# (PgBouncer < 1.21 cannot route them; Django's psycopg 3 default, made explicit here).
+# Run migrate and load_catalogue against PostgreSQL directly (docs/operations.md).
+DATABASE_PGBOUNCER = env_bool("DATABASE_PGBOUNCER", default=False)
+# DATABASE_REPLICA_URLS: PostgreSQL streaming replicas for catalogue reads (aliases
+# replica1, replica2, ...; foodservice/replicas.py). A replica whose replay lags more
+# than DATABASE_REPLICA_MAX_LAG seconds, or is down, is skipped for the primary.
+DATABASE_REPLICA_URLS = env_list("DATABASE_REPLICA_URLS", [])
+DATABASE_REPLICA_MAX_LAG = float(env_str("DATABASE_REPLICA_MAX_LAG", "30"))
+for _n, _url in enumerate(DATABASE_REPLICA_URLS, start=1):
+    _replica = database_from_url(_url, sqlite_path=VAR_DIR / "db.sqlite3")
+    if not str(_replica["ENGINE"]).endswith("postgresql"):
+        raise ImproperlyConfigured("DATABASE_REPLICA_URLS must be postgres:// URLs")
+    _replica["ENGINE"] = "foodservice.replica_db"
+    _replica["TEST"] = {"MIRROR": "default"}  # tests read the test database
+    DATABASES[f"replica{_n}"] = _replica
+if DATABASE_REPLICA_URLS:
+    DATABASE_ROUTERS = ["foodservice.replicas.ReplicaRouter"]
+    MIDDLEWARE.append("foodservice.replicas.ReplicaReadsMiddleware")
+if DATABASE_PGBOUNCER:
+    for _db in DATABASES.values():
+        if _db["ENGINE"] in ("django.db.backends.postgresql", "foodservice.replica_db"):
+            if _db["OPTIONS"].get("server_side_binding"):
+                raise ImproperlyConfigured("server_side_binding does not work through PgBouncer")
+            _db["DISABLE_SERVER_SIDE_CURSORS"] = True
+            _db["OPTIONS"]["prepare_threshold"] = None
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 
 # --- Redis: metering and the shared key cache ----------------------------------------
 REDIS_URL = env_str("REDIS_URL")
+# REDIS_CLUSTER=1: REDIS_URL names one node (a seed) of a Redis Cluster. REDIS_SENTINELS
+# (host:port,...) and REDIS_SENTINEL_MASTER: the primary is the one these sentinels
+# name; REDIS_URL then gives only the database number and credentials. Every Redis
+# client is built by foodservice/redis.py (docs/operations.md, "Redis topologies").
+REDIS_CLUSTER = env_bool("REDIS_CLUSTER", default=False)
+REDIS_SENTINEL_MASTER = env_str("REDIS_SENTINEL_MASTER")
+REDIS_SENTINELS = list(
+    topology_from_settings(
+        url=REDIS_URL,
+        cluster=REDIS_CLUSTER,
+        sentinels=env_list("REDIS_SENTINELS", []),
+        master=REDIS_SENTINEL_MASTER,
+    ).sentinels
+)
 if REDIS_URL:
-    from redis import ConnectionError as _RedisConnectionError
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
     _redis_options = {
         "CLIENT_CLASS": "django_redis.client.DefaultClient",
+        # Builds a plain, Cluster or Sentinel client with short timeouts, one immediate
+        # retry on a broken pooled connection and none on timeouts: redis-py's default
+        # retries with backoff would stall every request for seconds while Redis is down
+        # (the key cache then falls back to the database).
+        "CONNECTION_FACTORY": "foodservice.redis.ConnectionFactory",
         "SOCKET_CONNECT_TIMEOUT": 0.5,
         "SOCKET_TIMEOUT": 0.5,
-        # One immediate retry on a broken pooled connection, none on timeouts: redis-py's
-        # default retries with backoff would stall every request for seconds while Redis
-        # is down (the key cache then falls back to the database).
-        "CONNECTION_POOL_KWARGS": {
-            "retry": Retry(NoBackoff(), 1, supported_errors=(_RedisConnectionError,))
-        },
     }
     CACHES = {
         "default": {
@@ -215,6 +267,17 @@ REST_FRAMEWORK = {
 }
 # Largest request body the API parses (PUT /v1/market is a few bytes).
 API_MAX_BODY_BYTES = 16 * 1024
+# info.contact and info.license of /openapi.json (issue 14.5); set them in production.
+API_CONTACT = {
+    "name": env_str("API_CONTACT_NAME", "foodservice API support"),
+    "url": env_str("API_CONTACT_URL", f"{BASE_URL}/docs"),
+}
+if env_str("API_CONTACT_EMAIL"):
+    API_CONTACT["email"] = env_str("API_CONTACT_EMAIL")
+API_LICENSE = {
+    "name": env_str("API_LICENSE_NAME", "Proprietary"),
+    "url": env_str("API_LICENSE_URL", f"{BASE_URL}/docs"),
+}
 SPECTACULAR_SETTINGS = {
     "TITLE": "foodservice API",
     "VERSION": "1.0.0",
@@ -238,6 +301,17 @@ EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "foodservice <noreply@localhost>")
+# An SMTP server that hangs must not hold the usage flusher (quota alerts) for long.
+EMAIL_TIMEOUT = int(env_str("EMAIL_TIMEOUT", "10"))
+# Every password sign-in (dashboard and admin) passes the sign-in limit (issue 11.2,
+# accounts/signin_limit.py, docs/dashboard.md "Security").
+AUTHENTICATION_BACKENDS = ["accounts.backends.LimitedModelBackend"]
+SIGNIN_MAX_FAILURES = 10  # wrong passwords per (e-mail address, client) per 15 minutes
+SIGNIN_ACCOUNT_CEILING = int(env_str("SIGNIN_ACCOUNT_CEILING", "100"))  # per address
+# Reverse proxies in front of the service that append to X-Forwarded-For; 0 ignores it
+# (foodservice/clientaddr.py); the audit log records
+# the client address they saw.
+TRUSTED_PROXY_COUNT = int(env_str("TRUSTED_PROXY_COUNT", "0"))
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -282,3 +356,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.server": {"level": "WARNING"}},
 }
+
+# --- Quota alerts and the audit log (issue 16) --------------------------------------------
+# The usage flusher checks the accounts it has written for quota alerts at most this
+# often (seconds, per worker); 0 leaves the check to `manage.py send_quota_alerts`.
+QUOTA_ALERT_CHECK_SECONDS = float(env_str("QUOTA_ALERT_CHECK_SECONDS", "60"))

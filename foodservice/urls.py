@@ -6,8 +6,10 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 
 from accounts.api import MarketView
+from accounts.audit import views as audit_views
 from foodservice import docs, errors, health, metrics
 from metering import views as usage_views
+from metering.alerts import views as alerts_views
 from metering.api import UsageView
 
 api_v1 = [
@@ -36,6 +38,8 @@ urlpatterns = [
     path("usage/usage.csv", usage_views.usage_csv, name="usage-csv"),
     path("usage/keys/<int:key_id>/", usage_views.key_usage, name="key-usage"),
     path("usage/keys/<int:key_id>/usage.csv", usage_views.key_usage_csv, name="key-usage-csv"),
+    path("activity/", audit_views.activity, name="activity"),
+    path("alerts/", alerts_views.quota_alerts, name="quota-alerts"),
     path("", include("accounts.urls")),
 ]
 

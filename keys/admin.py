@@ -14,6 +14,7 @@ from django.forms import ModelForm
 from django.http import HttpRequest
 from django.utils import timezone
 
+from accounts.audit.actors import Actor, ActorKind
 from keys.models import ApiKey, KeyState
 from keys.services import key_rename, key_revoke
 
@@ -73,7 +74,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     @admin.action(description="Revoke selected keys")
     def revoke_selected(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         for key in queryset:
-            key_revoke(key=key)
+            key_revoke(key=key, actor=Actor.for_request(request, kind=ActorKind.STAFF))
         self.message_user(request, f"Revoked {len(queryset)} key(s).", messages.SUCCESS)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -85,4 +86,6 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: ApiKey, form: ModelForm, change: bool) -> None:
         # Only the label is editable; the service cleans it as the dashboard does.
         if "label" in form.changed_data:
-            key_rename(key=obj, label=obj.label)
+            key_rename(
+                key=obj, label=obj.label, actor=Actor.for_request(request, kind=ActorKind.STAFF)
+            )

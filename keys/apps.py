@@ -6,4 +6,7 @@ class KeysConfig(AppConfig):
     verbose_name = "API keys"
 
     def ready(self) -> None:
-        from keys import schema  # noqa: F401  (its OpenAPI description, issue 6)
+        from keys import (
+            schema,  # noqa: F401  (its OpenAPI description, issue 6)
+            signals,  # noqa: F401  (deactivated owners lose their keys, issue 11)
+        )

@@ -29,6 +29,7 @@ from django.core.cache import caches
 from django.db import transaction
 
 from foodservice import problems
+from foodservice.redis import UNREACHABLE, WAIT_REPLICA_MS, account_tag, set_many_replicated
 from keys.principal import KeyPrincipal
 
 logger = logging.getLogger("foodservice.keys")
@@ -40,16 +41,7 @@ TOMBSTONE_SECONDS = 60
 EPOCH_SECONDS = 24 * 3600
 
 
-def _redis_unreachable() -> tuple[type[BaseException], ...]:
-    try:
-        import redis
-        from django_redis.exceptions import ConnectionInterrupted
-    except ImportError:  # pragma: no cover - both ship with the service
-        return ()
-    return (ConnectionInterrupted, redis.ConnectionError, redis.TimeoutError)
-
-
-REDIS_UNREACHABLE = _redis_unreachable()  # the errors of an unreachable Redis
+REDIS_UNREACHABLE = UNREACHABLE  # the errors of an unreachable Redis (any topology)
 
 
 def _key(digest: str) -> str:
@@ -84,8 +76,9 @@ def forget(digests: Iterable[str], *, account_id: int) -> None:
     tombstones = {_key(d): TOMBSTONE for d in digests}
     cache = caches["keys"]
     try:
+        # Under Sentinel a replica must hold the tombstones too (foodservice/redis.py).
         if tombstones:
-            cache.set_many(tombstones, timeout=TOMBSTONE_SECONDS)
+            set_many_replicated(cache, tombstones, timeout=TOMBSTONE_SECONDS)
         epoch_bump(account_id)
     except REDIS_UNREACHABLE:
         # Without the tombstones other workers could keep serving the old state from
@@ -122,14 +115,29 @@ def local_enabled() -> bool:
 def epoch_key(account_id: int) -> str:
     """The account's epoch: in the hash slot of its meter state (``{a<id>}``), so the
     metering script can read it on Redis Cluster."""
-    return f"fs:epoch:{{a{account_id}}}"
+    return f"fs:epoch:{account_tag(account_id)}"
 
 
 def epoch_bump(account_id: int) -> None:
-    """Give the account a new epoch: every worker's copy of its principals is stale."""
+    """Give the account a new epoch: every worker's copy of its principals is stale.
+    Under Sentinel, like the tombstones, it waits (at most ``WAIT_REPLICA_MS``) for a
+    replica to hold it when the primary has one, and raises ``redis.ConnectionError``
+    when none did: a failover must not bring back the old epoch."""
     client = _redis()
-    if client is not None:
+    if client is None:
+        return
+    if not settings.REDIS_SENTINELS:
         client.set(epoch_key(account_id), uuid.uuid4().hex, ex=EPOCH_SECONDS)
+        return
+    pipeline = client.pipeline(transaction=False)
+    pipeline.set(epoch_key(account_id), uuid.uuid4().hex, ex=EPOCH_SECONDS)
+    pipeline.info("replication")
+    pipeline.execute_command("WAIT", 1, WAIT_REPLICA_MS)
+    _, replication, acknowledged = pipeline.execute()
+    if int(replication.get("connected_slaves", 0)) and int(acknowledged) < 1:
+        import redis
+
+        raise redis.ConnectionError("no Redis replica acknowledged the new epoch")
 
 
 def epoch_current(account_id: int) -> str:

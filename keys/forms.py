@@ -37,8 +37,12 @@ def spend_once(request: HttpRequest, token: str) -> bool:
     issued = request.session.get(ONCE_SESSION_KEY, [])
     if token not in issued:
         return False
+    # The cache first: while Redis is down it raises (a 503 page), and the token stays
+    # in the session, so the same form can be sent again (issue 11.4).
+    if not cache.add(f"keys-once:{token}", 1, timeout=3600):
+        return False
     request.session[ONCE_SESSION_KEY] = [t for t in issued if t != token]
-    return cache.add(f"keys-once:{token}", 1, timeout=3600)
+    return True
 
 
 class OnceForm(forms.Form):

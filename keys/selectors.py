@@ -18,10 +18,12 @@ from keys.principal import KeyPrincipal
 def key_authenticate(*, secret: str, now: datetime | None = None) -> KeyPrincipal | None:
     """The principal of an active key, or None for anything else.
 
-    Malformed secrets are refused before any I/O. A revoked, expired and unknown key
-    all take the same path (one indexed query that filters them out), so neither the
-    answer nor its timing tells them apart. Hot keys are served from the caches
-    (keys/cache.py), checked current.
+    Malformed secrets are refused before any I/O. A revoked, expired and unknown key,
+    and every key of a deactivated owner (``is_active`` false: the one state that stops
+    an account), all take the same path (one indexed query that filters them out), so
+    neither the answer nor its timing tells them apart. Hot keys are served from the
+    caches (keys/cache.py), checked current; ``keys.signals`` clears them and bumps the
+    account's epoch when the owner's ``is_active`` changes.
     """
     found = key_principal(secret=secret, now=now)
     return None if found is None else found[0]
@@ -81,7 +83,10 @@ def _shared_or_database(secret: str, digest: str, now: datetime) -> KeyPrincipal
     # so the 401's timing never tells that the key once existed.
     if principal is None or principal.expired_at(now):
         key = (
-            ApiKey.objects.active(now).select_related("account").filter(secret_hash=digest).first()
+            ApiKey.objects.active(now)
+            .select_related("account")
+            .filter(secret_hash=digest, account__owner__is_active=True)
+            .first()
         )
         if key is None or not secrets.matches(secret, key.secret_hash, pepper=settings.KEY_PEPPER):
             return None

@@ -14,6 +14,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.audit.actors import Actor
+from accounts.audit.models import AuditAction
+from accounts.audit.services import audit_record, key_target
 from accounts.models import Account
 from foodservice import problems
 from keys import cache, secrets
@@ -26,7 +29,12 @@ LABEL_MAX = 100
 
 
 def key_create(
-    *, account: Account, label: str, expires_at: datetime | None = None, now: datetime | None = None
+    *,
+    account: Account,
+    label: str,
+    expires_at: datetime | None = None,
+    now: datetime | None = None,
+    actor: Actor | None = None,
 ) -> tuple[ApiKey, str]:
     """A new active key and its raw secret: the only time the secret exists.
 
@@ -49,11 +57,14 @@ def key_create(
             created_at=now,
             expires_at=expires_at,
         )
+        _audit(AuditAction.KEY_CREATE, key, actor, now)
     logger.info("key created", extra={"key_id": key.pk, "account_id": account.pk})
     return key, secret
 
 
-def key_rotate(*, key: ApiKey, now: datetime | None = None) -> tuple[ApiKey, str]:
+def key_rotate(
+    *, key: ApiKey, now: datetime | None = None, actor: Actor | None = None
+) -> tuple[ApiKey, str]:
     """A fresh secret for an active key, returned once; the old one fails from the next
     request on. Id, label, tier and usage history are kept (spec 3.1)."""
     now = now or timezone.now()
@@ -66,12 +77,13 @@ def key_rotate(*, key: ApiKey, now: datetime | None = None) -> tuple[ApiKey, str
         locked.secret_hash, locked.hint, locked.rotated_at = digest, secrets.hint(secret), now
         locked.save(update_fields=["secret_hash", "hint", "rotated_at"])
         cache.forget([old_digest], account_id=locked.account_id)
+        _audit(AuditAction.KEY_ROTATE, locked, actor, now)
     logger.info("key rotated", extra={"key_id": key.pk})
     _refresh(key, locked)
     return key, secret
 
 
-def key_revoke(*, key: ApiKey, now: datetime | None = None) -> ApiKey:
+def key_revoke(*, key: ApiKey, now: datetime | None = None, actor: Actor | None = None) -> ApiKey:
     """Revoke ``key``: it stops authenticating on the next request. Idempotent."""
     now = now or timezone.now()
     with transaction.atomic():
@@ -80,14 +92,27 @@ def key_revoke(*, key: ApiKey, now: datetime | None = None) -> ApiKey:
             locked.revoked_at = now
             locked.save(update_fields=["revoked_at"])
             logger.info("key revoked", extra={"key_id": key.pk})
+            _audit(AuditAction.KEY_REVOKE, locked, actor, now)
         cache.forget([locked.secret_hash], account_id=locked.account_id)
     _refresh(key, locked)
     return key
 
 
-def key_rename(*, key: ApiKey, label: str) -> ApiKey:
-    key.label = _clean_label(label)
-    key.save(update_fields=["label"])
+def key_rename(*, key: ApiKey, label: str, actor: Actor | None = None) -> ApiKey:
+    """Give ``key`` a new label; a change is audited (``actor`` did it)."""
+    label = _clean_label(label)
+    with transaction.atomic():
+        old = ApiKey.objects.filter(pk=key.pk).values_list("label", flat=True).first()
+        key.label = label
+        key.save(update_fields=["label"])
+        if old != label:
+            audit_record(
+                action=AuditAction.KEY_RENAME,
+                account=key.account_id,
+                actor=actor,
+                target=f"Key {key.pk}",
+                detail={"from": old, "to": label},
+            )
     return key
 
 
@@ -97,6 +122,11 @@ def keys_forget_account(*, account: Account) -> None:
         ApiKey.objects.filter(account=account).values_list("secret_hash", flat=True),
         account_id=account.pk,
     )
+
+
+def _audit(action: AuditAction, key: ApiKey, actor: Actor | None, now: datetime) -> None:
+    target = key_target(key)
+    audit_record(action=action, account=key.account_id, actor=actor, target=target, now=now)
 
 
 def _fresh_secret() -> tuple[str, str]:

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.audit.actors import Actor
 from accounts.models import Account
 from accounts.views import account_of
 from foodservice import problems
@@ -82,7 +83,9 @@ def create(request: HttpRequest) -> HttpResponse:
         return _list_page(request, account, status=403)
     if form.is_valid() and form.spend():
         try:
-            key, secret = key_create(account=account, label=form.cleaned_data["label"])
+            key, secret = key_create(
+                account=account, label=form.cleaned_data["label"], actor=Actor.for_request(request)
+            )
         except problems.KeyLimitReached as problem:
             form.add_error(None, str(problem.detail))
         except problems.ValidationFailed as problem:
@@ -116,7 +119,7 @@ def rotate(request: HttpRequest, key_id: int) -> HttpResponse:
     form = KeyRotateForm(request.POST, request=request)
     if form.is_valid() and form.spend():
         try:
-            key, secret = key_rotate(key=key)
+            key, secret = key_rotate(key=key, actor=Actor.for_request(request))
         except problems.KeyNotActive as problem:
             messages.error(request, str(problem.detail))
             return redirect("keys:list")
@@ -132,7 +135,7 @@ def revoke(request: HttpRequest, key_id: int) -> HttpResponse:
     key = _own_key(request, key_id)
     if request.method == "GET":
         return render(request, "keys/revoke.html", {"key": key})
-    key_revoke(key=key)
+    key_revoke(key=key, actor=Actor.for_request(request))
     messages.success(request, f"“{key.label}” is revoked: it no longer authenticates.")
     return redirect("keys:list")
 
@@ -144,7 +147,7 @@ def rename(request: HttpRequest, key_id: int) -> HttpResponse:
     form = KeyLabelForm(request.POST or None, initial={"label": key.label})
     if request.method == "POST" and form.is_valid():
         try:
-            key_rename(key=key, label=form.cleaned_data["label"])
+            key_rename(key=key, label=form.cleaned_data["label"], actor=Actor.for_request(request))
         except problems.ValidationFailed as problem:
             form.add_error("label", str(problem.detail).removeprefix("label: "))
         else:

@@ -10,7 +10,7 @@ from metering.models import KeyUsageHour
 
 @admin.register(KeyUsageHour)
 class KeyUsageHourAdmin(admin.ModelAdmin):
-    list_display = ("hour", "key", "account", "count")
+    list_display = ("hour", "key", "account", "count", "failed", "quota_refused", "burst_refused")
     list_filter = ("hour",)
     search_fields = ("key__label", "account__owner__email")
     date_hierarchy = "hour"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.http import HttpResponseBase
@@ -11,6 +12,7 @@ from rest_framework.views import APIView
 
 from metering.headers import ratelimit_headers
 from metering.selectors import principal_usage
+from metering.services import usage_refund
 from metering.throttling import MeterThrottle, _now, meter_decision
 
 
@@ -24,6 +26,9 @@ class MeteredAPIView(APIView):
     (metering/headers.py); the quota 429 carries them too, the burst 429 only
     Retry-After. Subclasses must not change ``throttle_classes``. A view returning
     ``Response(status=304)`` itself keeps the headers: no middleware rebuilds it.
+    An admitted request answered 5xx (a database outage, a bug) gives its unit back
+    (issue 11.7): one more meter call, on that error path only; its RateLimit headers
+    then describe the standing without it.
     """
 
     throttle_classes = [MeterThrottle]
@@ -35,6 +40,15 @@ class MeteredAPIView(APIView):
     ) -> HttpResponseBase:
         response = super().finalize_response(request, response, *args, **kwargs)
         decision = meter_decision(request)
+        if (
+            decision is not None
+            and decision.allowed
+            and response.status_code >= 500
+            and not getattr(request, "meter_refunded", False)
+        ):
+            request.meter_refunded = True
+            if usage_refund(principal=request.auth, decision=decision):
+                decision = replace(decision, used=max(0, decision.used - 1))
         if decision is not None and decision.allowed:
             for name, value in ratelimit_headers(decision).items():
                 response[name] = value

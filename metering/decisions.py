@@ -27,7 +27,12 @@ class MeterDecision:
     every key of the account. ``retry_after``: whole seconds, rounded up and at least 1,
     until a retry will be admitted (None when admitted). ``bucket_tokens`` and
     ``bucket_full_in``: the burst bucket's whole tokens left and seconds until it is full
-    (None when unthrottled).
+    (None when unthrottled). ``quota_admits_in`` and ``bucket_admits_in``: with nothing
+    left under that limit, whole seconds (rounded up, at least 1) until it admits a
+    request again, else None (issue 14.4: the draft's ``t`` for ``r=0``; on the quota
+    429 it equals ``retry_after``). ``hour``: the hour number the meter counted the
+    request in (what a refund after a 5xx gives back; None when not from a meter
+    decision).
     """
 
     refused_by: Literal["quota", "burst"] | None
@@ -38,6 +43,9 @@ class MeterDecision:
     bucket_tokens: int | None
     bucket_full_in: int | None
     retry_after: int | None = None
+    quota_admits_in: int | None = None
+    bucket_admits_in: int | None = None
+    hour: int | None = None
 
     @property
     def allowed(self) -> bool:
@@ -66,28 +74,39 @@ def decision_for(
     tally: Tally, *, window: Window, bucket: Bucket | None, now: datetime
 ) -> MeterDecision:
     """The decision the meter's ``tally`` stands for (``Outcome.PEEKED``: a standing
-    without a decision, reported as admitted)."""
+    without a decision, reported as admitted). On a rolling day the tally's hourly
+    counts, when it has them, say when a spent quota next admits a request; without
+    them the next top of the hour is the earliest it can."""
     now_us = to_us(now)
+    quota_admits_in = None
+    if tally.used >= window.quota:
+        frees_at = window.resets_at
+        if window.kind == "day" and tally.hours:
+            frees_at = day_frees_at(tally.hour_counts(), tally.hour, window.quota)
+        quota_admits_in = seconds_until(frees_at, now)
+    bucket_admits_in = full_in = tokens = None
+    if bucket is not None:
+        tokens = buckets.tokens(bucket, tally.tat, now_us)
+        full_in = -(-buckets.full_in_us(bucket, tally.tat, now_us) // SECOND_US)
+        if tokens == 0:
+            bucket_admits_in = max(1, -(-buckets.wait_us(bucket, tally.tat, now_us) // SECOND_US))
     refused_by: Literal["quota", "burst"] | None = None
     retry_after = None
     if tally.outcome == Outcome.QUOTA:
-        refused_by = "quota"
-        frees_at = window.resets_at
-        if window.kind == "day":
-            frees_at = day_frees_at(tally.hour_counts(), tally.hour, window.quota)
-        retry_after = seconds_until(frees_at, now)
+        refused_by, retry_after = "quota", quota_admits_in
     elif tally.outcome == Outcome.BURST and bucket is not None:
-        refused_by = "burst"
         wait = buckets.wait_us(bucket, tally.tat, now_us)
-        retry_after = max(1, -(-wait // SECOND_US))
-    full_in = None if bucket is None else buckets.full_in_us(bucket, tally.tat, now_us)
+        refused_by, retry_after = "burst", max(1, -(-wait // SECOND_US))
     return MeterDecision(
         refused_by=refused_by,
         window=window,
         used=tally.used,
         now=now,
         bucket=bucket,
-        bucket_tokens=None if bucket is None else buckets.tokens(bucket, tally.tat, now_us),
-        bucket_full_in=None if full_in is None else -(-full_in // SECOND_US),
+        bucket_tokens=tokens,
+        bucket_full_in=full_in,
         retry_after=retry_after,
+        quota_admits_in=quota_admits_in,
+        bucket_admits_in=bucket_admits_in,
+        hour=tally.hour,
     )

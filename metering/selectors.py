@@ -3,7 +3,9 @@ and the per-key history (the dashboard's charts).
 
 Account totals come from the live meter (Redis or in-process), so they agree with the
 RateLimit headers of the last metered response. Per-key numbers come from the durable
-history, which trails the live counts by at most ``settings.METER_FLUSH_SECONDS``.
+history, which trails the live counts by at most ``settings.METER_FLUSH_SECONDS``. The
+series carry every outcome (issue 16.1): requests admitted and counted, refused with
+the quota 429 or the burst 429, and answered 5xx (given back); only the first counts.
 """
 
 from __future__ import annotations
@@ -20,8 +22,7 @@ from accounts.models import Account
 from accounts.tiers import TierLimits
 from keys.models import ApiKey
 from keys.principal import KeyPrincipal
-from metering import recorder
-from metering.backends import MeterUnavailable, Outcome, Seed, Tally, get_meter
+from metering.backends import Buckets, MeterUnavailable, Outcome, Seed, Tally, get_meter
 from metering.bucket import Bucket
 from metering.decisions import decision_for
 from metering.models import KeyUsageHour
@@ -56,21 +57,33 @@ class UsageSummary:
 
 @dataclass(frozen=True, slots=True)
 class UsagePoint:
-    """Requests in the interval starting at ``start`` (an hour or a UTC day)."""
+    """Requests in the interval starting at ``start`` (an hour or a UTC day): ``count``
+    admitted and counted against the quota, ``quota_refused`` and ``burst_refused``
+    refused with that 429, ``failed`` answered 5xx (not counted)."""
 
     start: datetime | date
     count: int
+    quota_refused: int = 0
+    burst_refused: int = 0
+    failed: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.count + self.quota_refused + self.burst_refused + self.failed
+
+
+OUTCOME_COLUMNS = ("count", "quota_refused", "burst_refused", "failed")
 
 
 def usage_seed(*, account_id: int, window: Window) -> Seed:
     """The account's usage rebuilt from the history, to (re)initialise the meter: the
-    last 24 hourly totals and the total since the billing period's first hour. Counts
-    this process has not written yet are included; other workers' unwritten counts (at
-    most ``METER_FLUSH_SECONDS`` of their traffic) are not."""
+    last 24 hourly totals, the total since the billing period's first hour, and the
+    current hour's per-key buckets. What the meter counted and had not copied yet (at
+    most the last ``METER_FLUSH_SECONDS`` before it lost its state) is not there."""
     first = window.hour - DAY_HOURS + 1
     if window.start_hour is not None:
         first = min(first, window.start_hour)
-    totals = Counter(recorder.buffer.account_hours(account_id))
+    totals: Counter[int] = Counter()
     rows = (
         KeyUsageHour.objects.filter(account_id=account_id, hour__gte=hour_start(first))
         .values("hour")
@@ -82,7 +95,14 @@ def usage_seed(*, account_id: int, window: Window) -> Seed:
     period = 0
     if window.start_hour is not None:
         period = sum(n for h, n in totals.items() if window.start_hour <= h <= window.hour)
-    return Seed(hours=hours, period_count=period)
+    current = KeyUsageHour.objects.filter(
+        account_id=account_id, hour=hour_start(window.hour)
+    ).values_list("key_id", *OUTCOME_COLUMNS)
+    buckets = {
+        (key_id, window.hour): Buckets(count + failed, failed, quota, burst)
+        for key_id, count, quota, burst, failed in current
+    }
+    return Seed(hours=hours, period_count=period, buckets=buckets)
 
 
 def principal_usage(*, principal: KeyPrincipal, now: datetime | None = None) -> UsageSummary:
@@ -129,6 +149,26 @@ def key_usage_in_window(*, account: Account, now: datetime | None = None) -> dic
     return counts
 
 
+def key_outcomes_in_window(
+    *, account: Account, now: datetime | None = None
+) -> dict[int, tuple[int, int, int, int]]:
+    """Each key's requests by outcome in the account's current window, from the
+    history: ``{key id: (admitted, quota 429s, burst 429s, failed)}`` for the keys
+    with any; a key without is absent."""
+    window = window_at(account.limits, account.billing_anchor, now or timezone.now())
+    rows = (
+        KeyUsageHour.objects.filter(
+            account=account,
+            hour__gte=hour_start(window.first_hour),
+            hour__lte=hour_start(window.hour),
+        )
+        .values("key_id")
+        .annotate(*(Sum(c) for c in OUTCOME_COLUMNS))
+    )
+    count, quota, burst, failed = (f"{c}__sum" for c in OUTCOME_COLUMNS)
+    return {row["key_id"]: (row[count], row[quota], row[burst], row[failed]) for row in rows}
+
+
 def key_usage_hourly(*, key: ApiKey, now: datetime | None = None) -> list[UsagePoint]:
     """The last 24 hours of ``key``, one point per UTC hour, oldest first, the current
     (partial) hour last; zero-filled. Survives rotation (same key id)."""
@@ -136,9 +176,9 @@ def key_usage_hourly(*, key: ApiKey, now: datetime | None = None) -> list[UsageP
     first = last - DAY_HOURS + 1
     rows = KeyUsageHour.objects.filter(
         key=key, hour__gte=hour_start(first), hour__lte=hour_start(last)
-    ).values_list("hour", "count")
-    by_hour = {hour_of(moment): n for moment, n in rows}
-    return [UsagePoint(hour_start(h), by_hour.get(h, 0)) for h in range(first, last + 1)]
+    ).values_list("hour", *OUTCOME_COLUMNS)
+    by_hour = {hour_of(moment): counts for moment, *counts in rows}
+    return [UsagePoint(hour_start(h), *by_hour.get(h, (0,))) for h in range(first, last + 1)]
 
 
 def key_usage_daily(*, key: ApiKey, now: datetime | None = None) -> list[UsagePoint]:
@@ -154,15 +194,17 @@ def key_usage_daily(*, key: ApiKey, now: datetime | None = None) -> list[UsagePo
         midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
         since = midnight - timedelta(days=DAILY_SERIES_DAYS_ON_ROLLING_DAY - 1)
     rows = KeyUsageHour.objects.filter(key=key, hour__gte=since, hour__lte=now).values_list(
-        "hour", "count"
+        "hour", *OUTCOME_COLUMNS
     )
-    by_day: Counter[date] = Counter()
-    for moment, n in rows:
-        by_day[moment.astimezone(since.tzinfo).date()] += n
+    by_day: dict[date, list[int]] = {}
+    for moment, *counts in rows:
+        day = by_day.setdefault(moment.astimezone(since.tzinfo).date(), [0] * len(counts))
+        for i, n in enumerate(counts):
+            day[i] += n
     days = (now.date() - since.date()).days + 1
     return [
-        UsagePoint(since.date() + timedelta(days=i), by_day[since.date() + timedelta(days=i)])
-        for i in range(days)
+        UsagePoint(day, *by_day.get(day, (0,)))
+        for day in (since.date() + timedelta(days=i) for i in range(days))
     ]
 
 

@@ -1,5 +1,8 @@
 """Dashboard usage pages (issue 5; spec 2.3, 8.1): the account's usage in its window,
-each key's history (which survives rotation), SVG bar charts and CSV downloads.
+each key's history (which survives rotation), SVG bar charts and CSV downloads. The
+charts stack every outcome (issue 16.1): admitted (counted), refused with the quota 429,
+refused with the burst 429, and failed (answered 5xx, given back); only the first
+counts against the quota.
 
 Read-only adapters over ``metering.selectors``: no metering logic lives here. The
 account's own series are the sums of its keys' series (every request is made with
@@ -22,13 +25,26 @@ from django.views.decorators.http import require_GET
 
 from accounts.models import Account
 from foodservice import problems
-from foodservice.charts import BarChart, bar_chart
+from foodservice.charts import BarChart, stacked_bar_chart
 from keys.models import ApiKey
 from keys.selectors import key_get, keys_for_account
 from metering import selectors
 from metering.selectors import UsagePoint
 
 CSV_GRANULARITIES = ("day", "hour")
+# The outcome series of the charts, bottom of the stack first: (CSS key, legend name).
+OUTCOME_SERIES = (
+    ("admitted", "Admitted"),
+    ("quota", "Quota 429"),
+    ("burst", "Burst 429"),
+    ("failed", "Failed (5xx)"),
+)
+CSV_OUTCOME_COLUMNS = ("requests", "quota_429", "burst_429", "failed_5xx")
+
+
+def _outcomes(point: UsagePoint) -> tuple[int, int, int, int]:
+    """``point``'s counts in ``OUTCOME_SERIES`` order."""
+    return (point.count, point.quota_refused, point.burst_refused, point.failed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +101,13 @@ def _sum_series(series: Sequence[list[UsagePoint]]) -> list[UsagePoint]:
     if not series:
         return []
     return [
-        UsagePoint(points[0].start, sum(p.count for p in points))
+        UsagePoint(
+            points[0].start,
+            sum(p.count for p in points),
+            sum(p.quota_refused for p in points),
+            sum(p.burst_refused for p in points),
+            sum(p.failed for p in points),
+        )
         for points in zip(*series, strict=True)
     ]
 
@@ -95,23 +117,26 @@ def _hour_label(start: datetime) -> str:
 
 
 def hourly_chart(points: Sequence[UsagePoint]) -> BarChart:
-    """24 hourly bars, an axis label every 3 hours."""
-    return bar_chart(
+    """24 hourly bars stacked by outcome, an axis label every 3 hours."""
+    return stacked_bar_chart(
         points=[
-            (_hour_label(p.start), f"{p.start:%H}h" if i % 3 == 0 else "", p.count)  # type: ignore[str-format]
+            (_hour_label(p.start), f"{p.start:%H}h" if i % 3 == 0 else "", _outcomes(p))  # type: ignore[str-format]
             for i, p in enumerate(points)
-        ]
+        ],
+        series=OUTCOME_SERIES,
     )
 
 
 def daily_chart(points: Sequence[UsagePoint]) -> BarChart:
-    """One bar a day; about 8 axis labels whatever the period's length."""
+    """One bar a day stacked by outcome; about 8 axis labels whatever the period's
+    length."""
     step = max(1, -(-len(points) // 8))
-    return bar_chart(
+    return stacked_bar_chart(
         points=[
-            (f"{p.start:%a %d %b %Y}", f"{p.start:%d %b}" if i % step == 0 else "", p.count)
+            (f"{p.start:%a %d %b %Y}", f"{p.start:%d %b}" if i % step == 0 else "", _outcomes(p))
             for i, p in enumerate(points)
-        ]
+        ],
+        series=OUTCOME_SERIES,
     )
 
 
@@ -148,13 +173,19 @@ def usage(request: HttpRequest) -> HttpResponse:
     keys = list(keys_for_account(account=account))
     hourly = _sum_series([selectors.key_usage_hourly(key=k, now=now) for k in keys])
     daily = _sum_series([selectors.key_usage_daily(key=k, now=now) for k in keys])
-    counts = key_window_counts(account=account)
+    outcomes = selectors.key_outcomes_in_window(account=account, now=now)
     context = {
         "account": account,
         "limits": account.limits,
         "usage": usage_summary(account=account, now=now),
         "rows": [
-            {"key": k, "state": k.state_at(now), "requests": counts.get(k.pk, 0)} for k in keys
+            {
+                "key": k,
+                "state": k.state_at(now),
+                "requests": outcomes.get(k.pk, (0, 0, 0, 0))[0],
+                "outcomes": outcomes.get(k.pk, (0, 0, 0, 0)),
+            }
+            for k in keys
         ],
         **_charts(hourly, daily),
     }
@@ -193,7 +224,9 @@ def _csv_response(*, filename: str, by: str, keys: Iterable[ApiKey], now: dateti
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     writer = csv.writer(response)
-    writer.writerow(["hour_utc" if by == "hour" else "date_utc", "key_id", "key_label", "requests"])
+    writer.writerow(
+        ["hour_utc" if by == "hour" else "date_utc", "key_id", "key_label", *CSV_OUTCOME_COLUMNS]
+    )
     for key in keys:
         series = (
             selectors.key_usage_hourly(key=key, now=now)
@@ -207,7 +240,7 @@ def _csv_response(*, filename: str, by: str, keys: Iterable[ApiKey], now: dateti
                 if isinstance(start, datetime)
                 else start.isoformat()
             )
-            writer.writerow([stamp, key.pk, _cell(key.label), point.count])
+            writer.writerow([stamp, key.pk, _cell(key.label), *_outcomes(point)])
     return response
 
 

@@ -171,15 +171,13 @@ def _catalogue_changes_seen_at_once(settings) -> None:  # pytest-django's settin
 
 @pytest.fixture(autouse=True)
 def _fresh_meter(settings) -> Iterator[None]:  # pytest-django's settings fixture
-    """Every test starts with an empty in-process meter and usage buffer, and no usage
-    flusher thread (tests write the history with ``usage_flush()``)."""
+    """Every test starts with an empty in-process meter and no usage flusher thread
+    (tests write the history with ``usage_flush()``)."""
     from metering import recorder
     from metering.backends import meter_reset
 
     settings.METER_FLUSH_SECONDS = 0
     meter_reset()
-    recorder.buffer.reset()
     yield
     recorder.flusher.stop()
     meter_reset()
-    recorder.buffer.reset()

@@ -100,11 +100,19 @@ class FoodFactory(DjangoModelFactory):
 
     @classmethod
     def _create(cls, model_class, *args, **kwargs):  # type: ignore[no-untyped-def]
-        from catalogue.nutrients import headline_columns
+        from catalogue.nutrients import HEADLINES, headline_columns
 
         for column, value in headline_columns(kwargs.get("nutrients") or {}).items():
             kwargs.setdefault(column, value)
         kwargs.setdefault("brand_key", kwargs.get("brand_owner", "").casefold())
+        from catalogue.ranking import food_search_columns
+
+        headlines = {h.column: kwargs.get(h.column) for h in HEADLINES}
+        columns = food_search_columns(
+            name=kwargs["name"], data_type=kwargs["data_type"], headlines=headlines
+        )
+        for column, value in columns.items():
+            kwargs.setdefault(column, value)
         return super()._create(model_class, *args, **kwargs)
 
 

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalogue import text
+from catalogue import ranking, text
 from catalogue.nutrients import headline_columns
 
 
@@ -46,6 +46,10 @@ class FoodRecord:
     brand_owner: str = ""
     portions: tuple[Portion, ...] = ()
     nutrients: dict[str, float] = field(default_factory=dict)
+    # {"Hindi": ("Gai ka doodh",), ...}: names in other languages, searchable (IFCT).
+    local_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Standard deviations of amounts, same keys and units as ``nutrients`` (IFCT).
+    nutrient_sd: dict[str, float] = field(default_factory=dict)
 
     @property
     def public_id(self) -> str:
@@ -62,17 +66,21 @@ class FoodRecord:
             [p.as_dict() for p in self.portions],
             sorted(self.nutrients.items()),
         ]
+        if self.local_names or self.nutrient_sd:  # absent: the hashes stored before stay
+            payload += [sorted(self.local_names.items()), sorted(self.nutrient_sd.items())]
         return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:32]
 
     def columns(self) -> dict[str, Any]:
         """The ``Food`` column values, except ``category`` (the writer resolves it)."""
         first = self.portions[0] if self.portions else None
+        headlines = headline_columns(self.nutrients)
         return {
             "public_id": self.public_id,
             "source": self.source,
             "source_id": self.source_id,
             "name": self.name,
-            "search_name": text.search_name(self.name),
+            "local_names": {language: list(names) for language, names in self.local_names.items()},
+            "search_aliases": text.search_aliases(self.local_names),
             "data_type": self.data_type,
             "brand_owner": self.brand_owner,
             "brand_key": self.brand_owner.casefold(),
@@ -81,8 +89,12 @@ class FoodRecord:
             "serving_grams": first.gram_weight if first else None,
             "portions": [p.as_dict() for p in self.portions],
             "nutrients": self.nutrients,
+            "nutrient_sd": self.nutrient_sd,
             "content_hash": self.content_hash(),
-            **headline_columns(self.nutrients),
+            **headlines,
+            **ranking.food_search_columns(
+                name=self.name, data_type=self.data_type, headlines=headlines
+            ),
         }
 
 

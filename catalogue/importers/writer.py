@@ -19,10 +19,9 @@ from django.db import connection
 
 from catalogue import text
 from catalogue.importers.records import FoodRecord, NutrientDef
-from catalogue.models import Category, Food, Market, Nutrient
+from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient
 
 BATCH_SIZE = 2000
-MARKET_NAMES = {"US": "United States"}
 _SKIP_ON_UPDATE = {"public_id", "source", "source_id"}
 
 
@@ -135,7 +134,7 @@ def deferred_indexes() -> Iterator[bool]:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT indexname, indexdef FROM pg_indexes "
-            "WHERE tablename IN ('catalogue_food', 'catalogue_food_phrase') "
+            "WHERE tablename IN ('catalogue_food', 'catalogue_food_phrase', 'catalogue_word') "
             "AND indexdef NOT LIKE 'CREATE UNIQUE INDEX%'"
         )
         definitions = cursor.fetchall()

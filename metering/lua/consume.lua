@@ -3,7 +3,9 @@ consume.lua: one metering decision for one account, atomically (spec 7, 8).
 
 The quota check, the burst check and the count are one all-or-nothing step: either
 the request is admitted and counted (one token taken, its hour and its billing period
-incremented), or it is refused and nothing at all changes (a 429 never counts).
+incremented, and its key's hourly bucket too), or it is refused and neither the quota
+nor the burst bucket changes (a 429 never counts): only the key's hourly count of that
+kind of refusal goes up (issue 16: usage by outcome).
 metering/backends.py runs the same algorithm in-process; tests/metering/test_parity.py
 keeps the two identical. Window and bucket arithmetic: metering/windows.py, bucket.py.
 
@@ -12,7 +14,13 @@ KEYS[1]  the account's state hash, "<prefix>meter:{a<account id>}". One key per
          Fields: t (latest clock seen, us), tat (burst bucket's theoretical arrival
          time, us), ps (billing period's first hour, -1 on a rolling day), pn (requests
          in period ps), h<i>/c<i> for i = hour % 24 (a ring of 24 hourly counts: the
-         hour number held in slot i and its count).
+         hour number held in slot i and its count; the quota counts these).
+         The per-key hourly buckets (issue 19), copied to PostgreSQL as absolute
+         values by metering.services.usage_flush: "a:<key id>:<hour>" requests admitted,
+         "f:<key id>:<hour>" of those, answered 5xx and given back (refund.lua),
+         "q:<key id>:<hour>" refused by the quota, "b:<key id>:<hour>" refused by the
+         burst limit; "l:<key id>" the key's latest admitted request (us). Every one of
+         them only ever grows (prune.lua deletes flushed ones of closed hours).
 ARGV[1]  "consume" or "peek" (peek decides nothing and writes nothing but a seed)
 ARGV[2]  now, us since the epoch, from the caller's clock. The script never lets time
          go back: it uses max(now, t), so hosts whose clocks differ a little cannot
@@ -23,15 +31,24 @@ ARGV[5]  bucket refill interval, us per token; 0 = unthrottled
 ARGV[6]  bucket size, tokens
 ARGV[7]  TTL of the state, seconds (an idle account's state expires; it is rebuilt
          from the durable history on its next request)
-ARGV[8]  "1" when a seed follows, else "0"
-ARGV[9]  seed: requests in the period starting at ARGV[4]
-ARGV[10..#ARGV-1] seed: hour number, count pairs for the last 24 hours
-KEYS[2]  (issue 13) the account's epoch, "fs:epoch:{a<account id>}" (keys/cache.py),
-         in the same hash slot as KEYS[1]
-ARGV[#ARGV] (issue 13) the epoch the caller's copy of the key's principal was read
-         under, or "" for no check: when KEYS[2] does not hold it (changed, or lost),
-         the script decides nothing and returns outcome 5; the caller reads the key
-         again and retries
+ARGV[8]  the API key's id, whose hourly buckets count the outcome (0 on peek)
+ARGV[9]  "1" when a seed follows, else "0"
+ARGV[10] seed: requests in the period starting at ARGV[4]
+ARGV[11..#ARGV-1] seed: name, value pairs: an hour number and its count for the ring
+         (the last 24 hours), or a per-key bucket field (above) and its value as the
+         history holds it (the current hour's), so absolute values written later
+         continue the history instead of restarting it
+ARGV[#ARGV] (issue 13) always the last argument, after any seed: the epoch the
+         caller's copy of the key's principal was read under, or "" for no check.
+         When KEYS[2] does not hold it (changed by a revocation, rotation, tier or
+         market change or the owner's deactivation; or lost), the script decides and
+         writes nothing (no seed, no outcome bucket) and returns outcome 5; the caller
+         reads the key again and retries. A peek passes "" (it decides nothing, and
+         follows a consume that checked the epoch); refund.lua checks no epoch (it gives
+         back a request that was admitted while the principal was current).
+KEYS[2]  (issue 13) the account's epoch, "fs:epoch:{a<account id>}" (keys/cache.py
+         epoch_key), under the same hash tag as KEYS[1] (foodservice.redis.account_tag),
+         so both keys are in one Cluster slot
 
 Returns {outcome, used, tat, hour, [c(hour-23) .. c(hour)]}:
   outcome 0 = no state for this account: call again with a seed from the history
@@ -39,8 +56,9 @@ Returns {outcome, used, tat, hour, [c(hour-23) .. c(hour)]}:
           2 = refused, quota spent (on a rolling day the 24 hourly counts follow, for
               Retry-After)
           3 = refused, burst bucket empty
-          4 = peeked (nothing decided)
+          4 = peeked (nothing decided; on a rolling day the 24 hourly counts follow)
           5 = (issue 13) the caller's principal is stale (ARGV[#ARGV]): nothing decided
+              or written
   used    requests counted in the window; tat the bucket's state; hour the hour used.
 ]]
 
@@ -52,6 +70,7 @@ local want_ps = tonumber(ARGV[4])
 local interval = tonumber(ARGV[5])
 local size = tonumber(ARGV[6])
 local ttl = tonumber(ARGV[7])
+local kid = ARGV[8]
 local HOUR = 3600000000
 
 -- issue 13: decide only for a current principal (see KEYS[2])
@@ -61,17 +80,22 @@ if epoch ~= '' and redis.call('GET', KEYS[2]) ~= epoch then
 end
 
 if redis.call('EXISTS', key) == 0 then
-  if ARGV[8] ~= '1' then
+  if ARGV[9] ~= '1' then
     return {0, 0, 0, 0}
   end
-  local seed = {'t', now, 'tat', 0, 'ps', want_ps, 'pn', tonumber(ARGV[9])}
-  for i = 10, #ARGV - 1, 2 do
+  local seed = {'t', now, 'tat', 0, 'ps', want_ps, 'pn', tonumber(ARGV[10])}
+  for i = 11, #ARGV - 1, 2 do
     local h = tonumber(ARGV[i])
-    local slot = h % 24
-    seed[#seed + 1] = 'h' .. slot
-    seed[#seed + 1] = h
-    seed[#seed + 1] = 'c' .. slot
-    seed[#seed + 1] = tonumber(ARGV[i + 1])
+    if h == nil then -- a per-key bucket field
+      seed[#seed + 1] = ARGV[i]
+      seed[#seed + 1] = tonumber(ARGV[i + 1])
+    else
+      local slot = h % 24
+      seed[#seed + 1] = 'h' .. slot
+      seed[#seed + 1] = h
+      seed[#seed + 1] = 'c' .. slot
+      seed[#seed + 1] = tonumber(ARGV[i + 1])
+    end
   end
   redis.call('HSET', key, unpack(seed))
   redis.call('EXPIRE', key, ttl)
@@ -135,10 +159,20 @@ else
 end
 
 if mode == 'peek' then
-  return {4, used, tat, hour}
+  local reply = {4, used, tat, hour}
+  if want_ps < 0 then
+    for k = 1, 24 do
+      reply[#reply + 1] = counts[k]
+    end
+  end
+  return reply
 end
 
+local suffix = ':' .. kid .. ':' .. hour
+
 if used >= quota then
+  redis.call('HINCRBY', key, 'q' .. suffix, 1)
+  redis.call('EXPIRE', key, ttl)
   local reply = {2, used, tat, hour}
   if want_ps < 0 then
     for k = 1, 24 do
@@ -151,6 +185,8 @@ end
 if interval > 0 then
   local start = math.max(tat, now)
   if start - now > (size - 1) * interval then
+    redis.call('HINCRBY', key, 'b' .. suffix, 1)
+    redis.call('EXPIRE', key, ttl)
     return {3, used, start, hour}
   end
   tat = start + interval
@@ -161,6 +197,7 @@ if slot_hour == hour then
 else
   redis.call('HSET', key, 'h' .. slot, hour, 'c' .. slot, 1)
 end
-redis.call('HSET', key, 't', now, 'tat', tat, 'ps', ps, 'pn', pn + 1)
+redis.call('HINCRBY', key, 'a' .. suffix, 1)
+redis.call('HSET', key, 't', now, 'tat', tat, 'ps', ps, 'pn', pn + 1, 'l:' .. kid, now)
 redis.call('EXPIRE', key, ttl)
 return {1, used + 1, tat, hour}

@@ -17,7 +17,13 @@ def headers(key_and_secret):
 def test_get_shows_the_market_and_the_offered_ones(api_client, headers):
     response = api_client.get("/v1/market", headers=headers)
     assert response.status_code == 200
-    assert response.json() == {"data": {"market": "US", "markets_offered": ["US"]}}
+    assert response.json() == {
+        "data": {
+            "market": "US",
+            "markets_offered": ["US"],
+            "markets": [{"code": "US", "name": "United States"}],
+        }
+    }
 
 
 def test_get_shows_null_until_a_market_is_chosen(api_client, account, headers):

@@ -143,11 +143,11 @@ def test_command_loads_and_prints_a_summary():
     assert "sr28: 20 inserted, 0 updated, 0 unchanged, 0 skipped" in out.getvalue()
 
 
-def test_command_if_empty_skips_when_foods_exist(sr28_small):
+def test_command_if_empty_skips_when_foods_of_the_source_exist(sr28_small):
     out = StringIO()
-    call_command("load_catalogue", "--source", "fdc", "--if-empty", stdout=out)
+    call_command("load_catalogue", "--source", "sr28", "--if-empty", stdout=out)
     assert "nothing loaded" in out.getvalue()
-    assert not Food.objects.filter(source="fdc").exists()
+    assert Food.objects.filter(source="sr28").count() == 20
 
 
 def test_command_reports_skipped_rows_on_stderr():

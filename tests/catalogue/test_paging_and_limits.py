@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from catalogue.models import Food
@@ -65,6 +67,54 @@ def test_page_numbers_and_cursors_agree(many_apples, paid):
     by_cursor = paid.get(first["links"]["next"]).json()
     by_number = paid.get("/v1/foods?q=apple&page_size=7&page=2").json()
     assert by_cursor["data"] == by_number["data"]
+
+
+def cursor_of(link: str) -> str:
+    return parse_qs(urlsplit(link).query)["cursor"][0]
+
+
+def test_the_same_page_has_the_same_bytes_and_etag_whenever_asked(many_apples, paid, clock):
+    """Issue 14.2: no timestamp in the cursor, so caches can revalidate every page."""
+    first = paid.get("/v1/foods?q=apple&page_size=5")
+    second = paid.get(first.json()["links"]["next"])
+    clock.shift(3 * 3600 + 7)
+    again = paid.get("/v1/foods?q=apple&page_size=5")
+    assert again.content == first.content and again["ETag"] == first["ETag"]
+    second_again = paid.get(again.json()["links"]["next"])
+    assert second_again.content == second.content and second_again["ETag"] == second["ETag"]
+    assert second.json()["links"]["next"] == second_again.json()["links"]["next"]
+
+
+def test_a_cursor_alone_reads_the_same_page_as_links_next(many_apples, paid):
+    """Issue 14.3: the cursor carries its search; its links carry the search too."""
+    first = paid.get("/v1/foods?q=apple&sort=-name&page_size=5").json()
+    followed = paid.get(first["links"]["next"]).json()
+    alone = paid.get("/v1/foods", {"cursor": cursor_of(first["links"]["next"])}).json()
+    assert alone["data"] == followed["data"] and alone["meta"] == followed["meta"]
+    assert alone["data"][0]["name"] == "Apple variety 1044"
+    assert alone["links"]["next"] == followed["links"]["next"]
+    assert alone["links"]["prev"] == followed["links"]["prev"]
+    third = paid.get("/v1/foods", {"cursor": cursor_of(alone["links"]["next"])}).json()
+    assert third["meta"]["offset"] == 10 and third["data"][0]["name"] == "Apple variety 1039"
+
+
+def test_parameters_given_with_a_cursor_must_agree_with_its_search(many_apples, paid):
+    token = cursor_of(paid.get("/v1/foods?q=apple&page_size=5").json()["links"]["next"])
+    agreeing = paid.get("/v1/foods", {"cursor": token, "page_size": "5", "sort": "relevance"})
+    assert agreeing.status_code == 200 and agreeing.json()["meta"]["offset"] == 5
+    for other in ({"page_size": "6"}, {"sort": "name"}, {"q": "variety"}, {"brand": "x"}):
+        response = paid.get("/v1/foods", {"cursor": token, **other})
+        assert response.status_code == 400, other
+        assert response.json()["errors"][0]["parameter"] == "cursor"
+
+
+def test_a_taster_cursor_alone_keeps_the_depth_cap(many_apples, taster):
+    url, seen = "/v1/foods?q=apple&page_size=100", 0
+    while url:
+        body = taster.get(url).json()
+        seen += len(body["data"])
+        url = body["links"]["next"] and f"/v1/foods?cursor={cursor_of(body['links']['next'])}"
+    assert seen == 1000
 
 
 def test_taster_list_without_q_is_enumeration_forbidden(sr28_small, taster):

@@ -14,6 +14,7 @@ from catalogue import selectors
 from catalogue.models import DataType, Food
 from catalogue.paging import Position
 from catalogue.params import parse_food_query
+from catalogue.ranking import food_search_columns
 from tests.factories import FoodFactory, MarketFactory
 
 pytestmark = pytest.mark.django_db
@@ -74,7 +75,8 @@ def test_every_page_of_a_phrase_ranked_search_counts_all_matches(foods, q):
 
 def test_phrase_ranked_order_follows_the_relevance_rules(foods):
     found = ranked("butter", market="US")
-    assert found[:3] == ["Butter", "Butter, salted", "Butter butter"]  # equal lengths: by id
+    # The name is about butter (its head), then starts with it, then holds it.
+    assert found[:4] == ["Butter", "Butter, salted", "Butter, whipped, with salt", "Butter butter"]
     assert found.index("Peanut butter") < found.index("Butterbur, raw")
     assert found.index("Butterbur, raw") < found.index("Crackers, buttery")
 
@@ -94,11 +96,12 @@ def test_page_numbers_past_the_phrase_matches_reach_the_other_matches(foods):
 def test_renamed_food_is_found_by_its_new_name_only(db):
     food = FoodFactory(name="Zucchini bread", market=MarketFactory(code="US"))
     assert ranked("zucchini", market="US") == ["Zucchini bread"]
-    food.name, food.search_name = "Marrow loaf", " marrow loaf "
-    food.save()
+    food.name = "Marrow loaf"
+    food.save()  # recomputes the search columns
     assert ranked("zucchini", market="US") == []
     assert ranked("marrow", market="US") == ["Marrow loaf"]
-    Food.objects.filter(id=food.id).update(search_name=" squash loaf ", name="Squash loaf")
+    columns = food_search_columns(name="Squash loaf", data_type=food.data_type, headlines={})
+    Food.objects.filter(id=food.id).update(name="Squash loaf", **columns)
     assert ranked("marrow loaf", market="US") == []
     assert ranked("squash loaf", market="US") == ["Squash loaf"]
 

@@ -21,7 +21,10 @@ def test_food_record_has_portions_and_every_measured_nutrient(sr28_small, taster
     protein = next(n for n in body["nutrients"] if n["id"] == 203)
     assert protein == {
         "id": 203, "number": "203", "name": "Protein", "unit": "g", "amount_per_100g": 0.85,
+        "amount_per_serving": 0.0425,  # the serving: 1 pat, 5 g
     }  # fmt: skip
+    assert body["serving"]["gram_weight"] == 5.0
+    assert body["nutrients_per_serving"]["protein_g"] == 0.0425
     assert len(body["nutrients"]) == len(Food.objects.get(public_id="sr28-01001").nutrients)
 
 
@@ -156,6 +159,9 @@ def test_if_none_match_with_the_current_tag_is_304_without_body(sr28_small, tast
         response = taster.get(path, HTTP_IF_NONE_MATCH=header)
         assert response.status_code == 304, header
         assert response.content == b"" and response["ETag"] == etag
+        # Issue 14.1: RFC 9110 allows Content-Length on a 304 only if it equals the
+        # 200's; "0" made caches serve the stored body as empty.
+        assert not response.has_header("Content-Length"), header
 
 
 def test_stale_tag_gets_the_full_page(sr28_small, taster):

@@ -41,3 +41,26 @@ def test_large_counts_get_short_axis_labels():
 def test_an_empty_series_draws_an_empty_chart():
     chart = bar_chart(points=[])
     assert chart.bars == () and chart.height == HEIGHT
+
+
+def test_stacked_bars_split_each_total_into_its_series_bottom_first():
+    from foodservice.charts import stacked_bar_chart
+
+    series = [("admitted", "Admitted"), ("quota", "Quota 429"), ("failed", "Failed")]
+    chart = stacked_bar_chart(
+        points=[("a", "a", (6, 2, 2)), ("b", "", (5, 0, 0)), ("c", "", (0, 0, 0))], series=series
+    )
+    full, only_admitted, empty = chart.bars
+    assert (full.value, chart.peak, chart.total) == (10, 10, 15)
+    assert [s.series for s in full.segments] == ["admitted", "quota", "failed"]
+    assert sum(s.height for s in full.segments) == pytest.approx(full.height, abs=0.05)
+    assert full.segments[0].y + full.segments[0].height == pytest.approx(chart.baseline)
+    assert full.segments[0].height == pytest.approx(3 * full.segments[1].height, abs=0.05)
+    assert [s.series for s in only_admitted.segments] == ["admitted"]  # zeros left out
+    assert empty.segments == () and empty.height == 1.0
+    assert full.values == (6, 2, 2)
+    assert [(s.key, s.total) for s in chart.series] == [
+        ("admitted", 11),
+        ("quota", 2),
+        ("failed", 2),
+    ]

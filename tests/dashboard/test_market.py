@@ -22,7 +22,8 @@ def no_market_client(client, unverified):
 def test_market_page_offers_the_catalogues_markets(no_market_client):
     with override_settings(DEFAULT_MARKETS=["US", "GB"]):
         page = no_market_client.get("/market/").content.decode()
-    assert '<option value="GB">GB</option>' in page and '<option value="US">US</option>' in page
+    assert '<option value="GB">GB</option>' in page  # no name known: the code
+    assert '<option value="US">United States (US)</option>' in page
     assert "not chosen" in page
     assert '<option value="" selected>Choose a market…</option>' in page
 
@@ -58,7 +59,7 @@ def test_a_market_withdrawn_between_page_and_post_is_refused_by_the_service(
 ):
     from accounts.forms import MarketForm
 
-    form = MarketForm({"market": "GB"}, account=unverified, offered=["GB"])
+    form = MarketForm({"market": "GB"}, account=unverified, offered=[("GB", "United Kingdom")])
     assert form.is_valid()
     assert form.save() is None  # the service offers only US
     assert "GB is not offered" in str(form.errors)

@@ -27,10 +27,14 @@ def test_reset_link_sets_a_new_password_and_verifies_the_address(client, unverif
     assert user.email_verified_at is not None
 
 
-def test_unknown_address_looks_the_same_and_sends_nothing(client, db):
-    response = client.post("/password-reset/", {"email": "nobody@example.com"})
-    assert response["Location"] == "/password-reset/sent/"
-    assert mail.outbox == []
+def test_unknown_address_looks_the_same_and_gets_a_notice_not_a_link(client, verified):
+    """Issue 11.3: the same answer, and one e-mail either way (similar timing)."""
+    known = client.post("/password-reset/", {"email": verified.owner.email})
+    unknown = client.post("/password-reset/", {"email": "nobody@example.com"})
+    assert (unknown.status_code, unknown["Location"]) == (known.status_code, known["Location"])
+    assert [m.to for m in mail.outbox] == [[verified.owner.email], ["nobody@example.com"]]
+    assert "no\nactive account uses this address" in mail.outbox[1].body
+    assert "/password-reset/" not in mail.outbox[1].body
 
 
 def test_a_used_reset_link_no_longer_works(client, verified):

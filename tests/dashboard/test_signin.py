@@ -1,10 +1,9 @@
-"""Sign-in and sign-out (issue 5.1), with repeated failures blocked."""
+"""Sign-in and sign-out (issue 5.1). The sign-in limit: test_signin_limit.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from accounts import lockout
 from tests.dashboard.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -36,46 +35,6 @@ def test_anonymous_people_are_sent_to_sign_in(client):
         response = client.get(path)
         assert response.status_code == 302
         assert response["Location"].startswith("/login/?next=")
-
-
-def test_fifth_failure_locks_the_address_even_for_the_right_password(client, verified, clock):
-    for _ in range(lockout.MAX_FAILURES):
-        sign_in(client, verified.owner.email, "wrong")
-    response = sign_in(client, verified.owner.email)
-    assert response.status_code == 200
-    assert "Too many failed sign-ins for this address. Wait 15 minutes" in response.content.decode()
-    assert "_auth_user_id" not in client.session
-
-
-def test_the_lock_lifts_after_fifteen_minutes(client, verified, clock):
-    for _ in range(lockout.MAX_FAILURES):
-        sign_in(client, verified.owner.email, "wrong")
-    clock.shift(lockout.LOCK_SECONDS - 60)
-    assert "Wait 1 minute and" in sign_in(client, verified.owner.email).content.decode()
-    clock.shift(61)
-    assert sign_in(client, verified.owner.email).status_code == 302
-
-
-def test_unknown_addresses_lock_the_same_way(client, db, clock):
-    for _ in range(lockout.MAX_FAILURES):
-        sign_in(client, "nobody@example.com", "wrong")
-    assert "Too many failed" in sign_in(client, "nobody@example.com").content.decode()
-
-
-def test_the_lock_is_per_address(client, verified, other_account, clock):
-    for _ in range(lockout.MAX_FAILURES):
-        sign_in(client, verified.owner.email, "wrong")
-    assert sign_in(client, other_account.owner.email).status_code == 302
-
-
-def test_a_good_sign_in_forgets_earlier_failures(client, verified, clock):
-    for _ in range(lockout.MAX_FAILURES - 1):
-        sign_in(client, verified.owner.email, "wrong")
-    assert sign_in(client, verified.owner.email).status_code == 302
-    client.post("/logout/")
-    for _ in range(lockout.MAX_FAILURES - 1):
-        sign_in(client, verified.owner.email, "wrong")
-    assert sign_in(client, verified.owner.email).status_code == 302
 
 
 def test_sign_out_is_a_post_and_ends_the_session(owner_client):

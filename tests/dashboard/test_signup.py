@@ -1,13 +1,15 @@
 """Sign-up (issue 5.1; spec 5.4): e-mail and password, a Taster account, a verification
-e-mail, signed in but unverified."""
+e-mail; the person signs in once verified. A taken address is answered alike
+(issue 11.3)."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from django.contrib.auth.hashers import identify_hasher
+from django.contrib.auth.hashers import MD5PasswordHasher, identify_hasher
 from django.core import mail
+from django.test import Client
 
 from accounts.models import Account, User
 from tests.factories import UserFactory
@@ -22,13 +24,14 @@ def sign_up(client, email="Cook@Example.com", password=GOOD, again=None):
     return client.post("/signup/", data)
 
 
-def test_sign_up_creates_a_taster_account_and_signs_the_person_in(client):
+def test_sign_up_creates_a_taster_account_and_asks_to_check_the_inbox(client):
     response = sign_up(client)
-    assert response.status_code == 302 and response["Location"] == "/"
+    assert response.status_code == 302 and response["Location"] == "/signup/sent/"
     account = Account.objects.get(owner__email="cook@example.com")
     assert account.tier == "taster"
     assert account.owner.email_verified_at is None
-    assert client.get("/").context["user"] == account.owner
+    assert "_auth_user_id" not in client.session  # signs in once verified (spec 5.4)
+    assert "Check your inbox" in client.get("/signup/sent/").content.decode()
 
 
 @pytest.mark.real_hashers
@@ -63,12 +66,40 @@ def test_weak_or_mismatched_passwords_are_refused(client, password, again, messa
     assert mail.outbox == []
 
 
-def test_an_address_already_taken_is_refused(client):
+def test_a_taken_address_gets_the_same_answer_and_its_owner_an_e_mail(client):
+    """Issue 11.3: the page never tells who has an account."""
+    new = sign_up(Client(), email="new@example.com")
+    owner = UserFactory(email="cook@example.com", password="the owner's own secret")
+    taken = sign_up(client, email="COOK@example.com")
+    assert (taken.status_code, taken["Location"]) == (new.status_code, new["Location"])
+    assert taken.cookies.keys() == new.cookies.keys()
+    assert User.objects.filter(email="cook@example.com").count() == 1
+    assert User.objects.get(pk=owner.pk).check_password("the owner's own secret")
+    notice = mail.outbox[-1]
+    assert notice.to == ["cook@example.com"]
+    assert "already has an account" in notice.body
+    assert "http://testserver/password-reset/" in notice.body
+
+
+class CountingHasher(MD5PasswordHasher):
+    algorithm = "counting_md5"
+    calls = 0
+
+    def encode(self, password: str, salt: str) -> str:
+        CountingHasher.calls += 1
+        return super().encode(password, salt)
+
+
+def test_a_taken_address_costs_the_same_password_hash_as_a_new_one(client, settings):
+    """The old answer came ten times faster for a taken address: no hash was computed."""
+    settings.PASSWORD_HASHERS = ["tests.dashboard.test_signup.CountingHasher"]
     UserFactory(email="cook@example.com")
-    response = sign_up(client, email="COOK@example.com")
-    assert response.status_code == 200
-    assert "already exists" in response.content.decode()
-    assert User.objects.count() == 1
+    counts = []
+    for email in ("cook@example.com", "fresh@example.com"):
+        CountingHasher.calls = 0
+        sign_up(Client(), email=email)
+        counts.append(CountingHasher.calls)
+    assert counts == [1, 1]
 
 
 def test_an_invalid_address_is_refused(client):

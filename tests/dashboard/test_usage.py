@@ -102,8 +102,16 @@ def test_usage_csv_lists_each_keys_days(owner_client, verified, clock):
         'attachment; filename="foodservice-usage-day-'
     )
     rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[0] == ["date_utc", "key_id", "key_label", "requests"]
-    assert rows[-1] == ["2026-03-10", str(key.pk), "'=cmd|' /C calc'!A0", "2"]
+    assert rows[0] == [
+        "date_utc",
+        "key_id",
+        "key_label",
+        "requests",
+        "quota_429",
+        "burst_429",
+        "failed_5xx",
+    ]
+    assert rows[-1] == ["2026-03-10", str(key.pk), "'=cmd|' /C calc'!A0", "2", "0", "0", "0"]
     assert len(rows) == 1 + 30
 
 
@@ -115,7 +123,7 @@ def test_usage_csv_by_hour(owner_client, verified, clock):
         csv.reader(io.StringIO(owner_client.get("/usage/usage.csv?by=hour").content.decode()))
     )
     assert rows[0][0] == "hour_utc" and len(rows) == 1 + 24
-    assert rows[-1] == ["2026-03-10T14:00:00Z", str(key.pk), "a", "1"]
+    assert rows[-1] == ["2026-03-10T14:00:00Z", str(key.pk), "a", "1", "0", "0", "0"]
 
 
 def test_usage_csv_refuses_an_unknown_granularity(owner_client):
@@ -140,3 +148,72 @@ def test_overview_and_plan_show_the_live_usage(owner_client, verified, clock):
     call_api(secret, 5)  # not flushed: the headline comes from the live meter
     assert "5</strong> of 250 requests used" in owner_client.get("/plan/").content.decode()
     assert "5</strong> of 250 requests used" in owner_client.get("/").content.decode()
+
+
+def outcome_rows(page: str, chart_id: str) -> list[list[int]]:
+    """The numbers table of a stacked chart: per bar, [admitted, quota, burst, failed]."""
+    figure = re.search(rf'aria-labelledby="{chart_id}-title.*?</figure>', page, re.S).group(0)
+    table = re.search(r"<tbody>(.*?)</tbody>", figure, re.S).group(1)
+    return [
+        [int(n) for n in re.findall(r'<td class="num">(\d+)</td>', row)]
+        for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    ]
+
+
+def test_charts_stack_admitted_refused_and_failed_requests(owner_client, verified, clock):
+    """Issue 16.1: every outcome per key and for the account; only admitted counts."""
+    from accounts.services import account_set_tier
+    from accounts.tiers import TierLimits
+
+    account_set_tier(
+        account=verified,
+        tier="executive_chef",
+        custom=TierLimits(quota=12, window="day", rate=1.0, burst=10),
+    )
+    first, first_secret = key_create(account=verified, label="a")
+    _, second_secret = key_create(account=verified, label="b")
+    client = APIClient()
+    statuses = [
+        client.get("/v1/foods", {"q": "apple"}, headers={"X-API-Key": first_secret}).status_code
+        for _ in range(13)
+    ]
+    assert statuses == [200] * 10 + [429] * 3  # the burst of 10, then burst 429s
+    clock.shift(5)  # 5 tokens back; the quota has 2 left
+    statuses = [
+        client.get("/v1/foods", {"q": "apple"}, headers={"X-API-Key": second_secret}).status_code
+        for _ in range(4)
+    ]
+    assert statuses == [200, 200, 429, 429]  # then quota 429s
+    usage_flush()
+
+    page = owner_client.get("/usage/").content.decode()
+    assert "12</strong> of 12 requests used" in page  # the refused never count
+    assert outcome_rows(page, "chart-hourly")[-1] == [12, 2, 3, 0]
+    assert outcome_rows(page, "chart-daily")[-1] == [12, 2, 3, 0]
+    assert bar_values(page, "chart-hourly")[-1] == 17  # the bar: every request
+    legend = re.search(r'<ul class="legend".*?</ul>', page, re.S).group(0)
+    assert [re.sub(r"<[^>]+>", "", li).split() for li in re.findall(r"<li>.*?</li>", legend)] == [
+        ["Admitted", "12"],
+        ["Quota", "429", "2"],
+        ["Burst", "429", "3"],
+        ["Failed", "(5xx)", "0"],
+    ]
+    assert 'class="bar bar--burst"' in page and 'class="bar bar--quota"' in page
+
+    by_key = re.search(r'id="per-key-heading".*?</table>', page, re.S).group(0)
+    cells = [
+        [int(n.replace(",", "")) for n in re.findall(r'<td class="num">([\d,]+)</td>', row)]
+        for row in re.findall(r"<tr>(.*?)</tr>", by_key, re.S)[1:]
+    ]
+    assert cells == [[10, 0, 3, 0], [2, 2, 0, 0]]  # keys a, b this window
+
+    key_page = owner_client.get(f"/usage/keys/{first.pk}/").content.decode()
+    assert outcome_rows(key_page, "chart-hourly")[-1] == [10, 0, 3, 0]
+
+    rows = list(
+        csv.reader(io.StringIO(owner_client.get("/usage/usage.csv?by=hour").content.decode()))
+    )
+    assert [r[3:] for r in rows[1:] if r[0] == "2026-03-10T14:00:00Z"] == [
+        ["10", "0", "3", "0"],
+        ["2", "2", "0", "0"],
+    ]

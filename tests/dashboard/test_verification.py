@@ -28,9 +28,13 @@ def test_the_e_mailed_link_verifies_the_address(client):
         },
     )
     path = re.search(r"http://testserver(/verify-email/\S+/)", mail.outbox[0].body).group(1)
-    response = client.get(path)
-    assert response.status_code == 302 and response["Location"] == "/keys/"
+    response = client.get(path)  # sign-up does not sign in: verify, then sign in
+    assert response.status_code == 302 and response["Location"] == "/login/"
     assert User.objects.get(email="new@example.com").email_verified_at is not None
+    signed_in = client.post(
+        "/login/", {"username": "new@example.com", "password": "a long pass phrase"}
+    )
+    assert signed_in["Location"] == "/"
 
 
 def test_link_opened_while_signed_out_verifies_then_asks_to_sign_in(client, unverified):

@@ -3,6 +3,7 @@ code can emit has a section of /docs, and every ``doc_url`` points at it."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from urllib.parse import urlsplit
@@ -62,13 +63,45 @@ def test_endpoint_tags_never_collide_with_a_kind() -> None:
     assert not set(ENDPOINT_TAGS) & set(KINDS)
 
 
+def used_refs(openapi: dict[str, Any]) -> set[str]:
+    """Every component name a ``$ref`` anywhere in the document points at."""
+    return set(re.findall(r'"#/components/schemas/([^"]+)"', json.dumps(openapi)))
+
+
 @pytest.mark.parametrize("cls", all_problem_types(), ids=KINDS)
-def test_each_kind_has_an_exact_body_schema(cls: Any, openapi: dict[str, Any]) -> None:
-    schema = openapi["components"]["schemas"][problem_component_name(cls)]
-    assert schema["properties"]["type"]["enum"] == [cls.type_uri()]
-    assert schema["properties"]["status"]["enum"] == [cls.status_code]
-    assert re.search(schema["properties"]["doc_url"]["pattern"], cls.doc_url())
-    assert schema["additionalProperties"] is False
+def test_each_kind_an_operation_answers_has_an_exact_body_schema_on_the_base(
+    cls: Any, openapi: dict[str, Any]
+) -> None:
+    """Issue 14.5: allOf the common Problem; type and status pinned, the title not."""
+    name = problem_component_name(cls)
+    schemas = openapi["components"]["schemas"]
+    if name not in used_refs(openapi):
+        assert name not in schemas  # no unused component
+        return
+    base, kind = schemas[name]["allOf"]
+    assert base == {"$ref": "#/components/schemas/Problem"}
+    assert kind["properties"]["type"]["enum"] == [cls.type_uri()]
+    assert kind["properties"]["status"]["enum"] == [cls.status_code]
+    assert "enum" not in kind["properties"]["title"]
+    assert kind["properties"]["title"]["example"] == cls.title
+    assert re.search(kind["properties"]["doc_url"]["pattern"], cls.doc_url())
+    assert kind["additionalProperties"] is False
+    assert set(kind.get("required", [])) == set(cls.members)
+    assert set(kind["properties"]) == {"type", "title", "status", "detail", "doc_url", *cls.members}
+
+
+def test_no_component_is_unused_and_the_base_is_shared(openapi: dict[str, Any]) -> None:
+    schemas = openapi["components"]["schemas"]
+    assert set(schemas) <= used_refs(openapi)
+    problem_schemas = [name for name in schemas if name.endswith("Problem") and name != "Problem"]
+    assert len(problem_schemas) >= 10
+    for name in problem_schemas:
+        assert schemas[name]["allOf"][0] == {"$ref": "#/components/schemas/Problem"}
+
+
+def test_info_has_a_license_and_a_contact(openapi: dict[str, Any]) -> None:
+    assert openapi["info"]["license"]["name"] and openapi["info"]["license"]["url"]
+    assert openapi["info"]["contact"]["url"].endswith("/docs")
 
 
 def test_the_intro_links_every_kind(openapi: dict[str, Any]) -> None:

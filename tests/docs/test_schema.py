@@ -11,8 +11,10 @@ from django.urls import get_resolver, reverse
 from rest_framework.test import APIClient
 
 from catalogue.nutrients import HEADLINES
+from catalogue.selectors import catalogue_cache_forget
 from foodservice import problems
 from foodservice.schema import RATELIMIT_HEADERS, problem_component_name
+from tests.factories import FoodFactory, MarketFactory
 
 METERED = [
     "/v1/foods",
@@ -129,7 +131,8 @@ def test_foods_list_documents_search_filters_sorting_and_paging(openapi: dict[st
     operation = openapi["paths"]["/v1/foods"]["get"]
     query = {p["name"]: p for p in operation["parameters"] if p["in"] == "query"}
     ranges = {f"{h.slug}_{bound}" for h in HEADLINES for bound in ("min", "max")}
-    fixed = {"q", "data_type", "category", "brand", "market", "sort", "page", "page_size", "cursor"}
+    fixed = {"q", "data_type", "category", "brand", "market", "sort", "page", "page_size", "cursor",
+             "variant_of"}  # fmt: skip
     assert set(query) == fixed | ranges
     assert query["q"]["schema"]["maxLength"] == 200
     assert query["page_size"]["schema"] == {"type": "integer", "minimum": 1, "maximum": 100}
@@ -155,6 +158,20 @@ def test_put_market_documents_its_body_and_its_errors(openapi: dict[str, Any]) -
         ("422", problems.ValidationFailed),
     ]:
         assert problem_kinds(operation, status) == names(cls)
+
+
+def test_offered_markets_are_an_enum_of_what_is_offered_now(settings, db: None) -> None:
+    """Issue 14.5: the schema is built per request, so it knows the offered markets."""
+
+    def offered() -> list[str]:
+        schema = APIClient().get("/openapi.json").json()["components"]["schemas"]["Market"]
+        return schema["properties"]["data"]["properties"]["markets_offered"]["items"]["enum"]
+
+    settings.DEFAULT_MARKETS = ["GB", "US"]  # an empty catalogue offers the defaults
+    assert offered() == ["GB", "US"]
+    FoodFactory(market=MarketFactory(code="CA"))
+    catalogue_cache_forget()
+    assert offered() == ["CA"]
 
 
 def test_usage_body_is_the_usage_record_of_the_spec(openapi: dict[str, Any]) -> None:

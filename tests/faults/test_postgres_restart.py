@@ -25,8 +25,10 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.db.models import Sum
 
 from keys.services import key_revoke
+from metering.models import KeyUsageHour
 from tests import servers
 from tests.faults.conftest import FLUSH_SECONDS, TcpProxy, Tenant, history_total, wait_for
 from tests.servers import fetch, gunicorn
@@ -82,9 +84,15 @@ class DatabaseOutage:
 
 
 def admitted(result: tuple[int, dict, bytes]) -> bool:
-    """Metered and admitted: the meter counted it (a 503 after admission counts too)."""
+    """Metered and admitted: the meter counted it (a 5xx after admission is given back,
+    so it does not count)."""
     status, headers, _ = result
-    return "RateLimit-Limit" in headers and status != 429
+    return "RateLimit-Limit" in headers and status != 429 and status < 500
+
+
+def failed_total(account_id: int) -> int:
+    rows = KeyUsageHour.objects.filter(account_id=account_id)
+    return rows.aggregate(n=Sum("failed"))["n"] or 0
 
 
 def test_a_database_outage_answers_503_and_recovers_by_itself():
@@ -111,6 +119,13 @@ def test_a_database_outage_answers_503_and_recovers_by_itself():
         outage.up()
         if outage.sqlite:  # one file for every process: revoked before the server reads
             key_revoke(key=tenant.keys[0])
+        # The 503s cost nothing: those the meter had admitted (on PostgreSQL + Redis the
+        # keys come from the key cache, so the meter admits before the view's query
+        # fails; they carry RateLimit headers) were given back.
+        charged_503s = [r for r in down if "RateLimit-Limit" in r[1]]
+        if not outage.sqlite:
+            assert charged_503s, "the meter admitted the requests of the outage"
+        assert tenant.usage(base) == 6
 
         wait_for(lambda: tenant.read(base)[0] == 200, timeout=10, what="reads to succeed")
         after = [tenant.read(base) for _ in range(6)]
@@ -125,7 +140,10 @@ def test_a_database_outage_answers_503_and_recovers_by_itself():
         assert probes >= 1
         # The running workers write the history again, the outage's admissions included.
         wait_for(
-            lambda: history_total(tenant.account.pk) == counted + probes,
+            lambda: (
+                history_total(tenant.account.pk) == counted + probes
+                and failed_total(tenant.account.pk) == len(charged_503s)
+            ),
             timeout=10,
             what="the workers to write the history after the outage",
         )

@@ -25,9 +25,15 @@ def markets(base: str, secret: str) -> set[bytes]:
 
 
 def test_changes_made_elsewhere_are_seen_by_every_worker():
+    check_changes_are_seen_by_every_worker()
+
+
+def check_changes_are_seen_by_every_worker(**env: str) -> None:
+    """The test's body; ``env`` adds to the servers' environment (tests/engines run it
+    on a Redis Cluster)."""
     account = AccountFactory(market="")
     key, secret = key_create(account=account, label="shared")
-    with gunicorn(workers=2) as base:
+    with gunicorn(workers=2, **env) as base:
         assert statuses(base, secret) == {200}
         assert all(b'"market":null' in body for body in markets(base, secret))
 
@@ -78,3 +84,29 @@ def test_metered_reads_see_changes_on_the_next_request_on_every_worker():
             usage = fetch(f"{base}/v1/usage", {"X-API-Key": secret})
             # 8 + 1 + 8 reads admitted before the rotation, 8 after it: no 401 counted.
             assert b'"request_count":25' in usage[2]
+
+
+def test_deactivating_the_owner_stops_every_key_on_every_worker():
+    """Issue 11.1: ``is_active`` false, saved anywhere, is a 401 on the next request for
+    every key of the account on every worker; reactivating restores them. Metered reads
+    too, whose workers keep their own copies of the principals (issue 13: the account's
+    epoch changes with ``is_active``)."""
+    food = FoodFactory(market=MarketFactory(code="US"))
+    path = f"/v1/foods/{food.public_id}"
+    account = AccountFactory(market="US")
+    _, first = key_create(account=account, label="one")
+    _, second = key_create(account=account, label="two")
+    owner = account.owner
+    with gunicorn(workers=2) as base:
+        assert statuses(base, first) | statuses(base, second) == {200}  # cached everywhere
+        assert record_statuses(base, path, first) == {200}  # copies in every worker
+
+        owner.is_active = False
+        owner.save()
+        assert record_statuses(base, path, first) == {401}
+        assert statuses(base, first) | statuses(base, second) == {401}
+
+        owner.is_active = True
+        owner.save()
+        assert statuses(base, first) | statuses(base, second) == {200}
+        assert record_statuses(base, path, first) == {200}

@@ -102,6 +102,60 @@ def test_quota_429_carries_retry_after_and_ratelimit_headers(api_client, clock):
     assert usage(api_client, secret)["request_count"] == 3  # the 429 was not counted
 
 
+def ietf_t(response, policy: str) -> tuple[int, int]:
+    """``(r, t)`` of ``policy`` in the response's draft ``RateLimit`` header."""
+    for item in response["RateLimit"].split(","):
+        name, *params = item.strip().split(";")
+        if name == f'"{policy}"':
+            values = dict(p.split("=") for p in params)
+            return int(values["r"]), int(values["t"])
+    raise AssertionError(f"no {policy} policy in {response['RateLimit']}")
+
+
+def test_quota_t_at_zero_is_the_wait_until_a_request_is_admitted(api_client, clock):
+    """Issue 14.4: with r=0 the quota's t says when a request is admitted again (the
+    hours aging out), from the response that spent the last request on; on the 429 it
+    equals Retry-After, while RateLimit-Reset stays the top of the next hour (spec)."""
+    account = custom_account(4)
+    _, secret = key_create(account=account, label="k")
+    read(api_client, secret)
+    clock.shift(3600)
+    responses = [read(api_client, secret) for _ in range(4)]
+    assert [r.status_code for r in responses] == [200, 200, 200, 429]
+    assert ietf_t(responses[1], "quota") == (1, 2100)  # r > 0: allowance next frees
+    last, refused = responses[2], responses[3]
+    wait = 23 * 3600 - 25 * 60  # the first hour's request ages out at 14:00 tomorrow
+    assert ietf_t(last, "quota") == (0, wait)
+    assert ietf_t(refused, "quota") == (0, wait) and int(refused["Retry-After"]) == wait
+    assert refused["RateLimit-Reset"] == last["RateLimit-Reset"] == "2100"
+    assert usage(api_client, secret)["request_count"] == 4  # the probe counted nothing
+    clock.shift(wait)
+    assert read(api_client, secret).status_code == 200
+
+
+def test_quota_t_on_a_billing_period_is_the_renewal(api_client, clock):
+    account = custom_account(2, window="month")
+    _, secret = key_create(account=account, label="k")
+    responses = [read(api_client, secret) for _ in range(3)]
+    assert [r.status_code for r in responses] == [200, 200, 429]
+    renewal = int(responses[2]["RateLimit-Reset"])
+    assert ietf_t(responses[1], "quota") == ietf_t(responses[2], "quota") == (0, renewal)
+    assert int(responses[2]["Retry-After"]) == renewal
+
+
+def test_burst_t_at_zero_is_one_token_away_not_a_full_bucket(api_client, key_and_secret, clock):
+    """Issue 14.4: the Taster bucket refills one token a second; with r=0 the burst
+    policy's t is 1 (when the next request is admitted), not 10 (bucket full)."""
+    secret = key_and_secret[1]
+    responses = [read(api_client, secret) for _ in range(10)]
+    assert ietf_t(responses[8], "burst") == (1, 9)  # r > 0: seconds until full
+    assert ietf_t(responses[9], "burst") == (0, 1)
+    refused = read(api_client, secret)
+    assert refused.status_code == 429 and refused["Retry-After"] == "1"
+    clock.shift(1)
+    assert read(api_client, secret).status_code == 200
+
+
 def test_quota_retry_after_waits_for_the_hours_that_free_room(api_client, clock):
     account = custom_account(4)
     _, secret = key_create(account=account, label="k")

@@ -52,3 +52,21 @@ def test_unthrottled_tier_has_no_burst_policy_and_remaining_never_negative():
     assert headers["RateLimit-Remaining"] == "0"
     assert "burst" not in headers["RateLimit-Policy"]
     assert headers["RateLimit"] == f'"quota";r=0;t={headers["RateLimit-Reset"]}'
+
+
+def test_an_empty_bucket_gives_the_wait_for_one_token_as_t():
+    limits = TierLimits(quota=250, window="day", rate=1.0, burst=10)
+    headers = headers_for(limits, used=10, tat=to_us(NOW) + 10_000_000)
+    assert headers["RateLimit"] == '"quota";r=240;t=2100, "burst";r=0;t=1'
+
+
+def test_a_spent_rolling_day_gives_the_wait_until_room_as_t():
+    limits = TierLimits(quota=3, window="day", rate=None, burst=None)
+    hour = hour_of(NOW)
+    counts = (0,) * 20 + (1, 0, 0, 2)  # hour - 3: one request; this hour: two
+    window = window_at(limits, None, NOW)
+    tally = Tally(Outcome.ADMITTED, 3, 0, hour, counts)
+    headers = ratelimit_headers(decision_for(tally, window=window, bucket=None, now=NOW))
+    frees = datetime(2026, 3, 11, 11, tzinfo=UTC)  # 11:00 today ages out at 11:00 tomorrow
+    assert headers["RateLimit"] == f'"quota";r=0;t={int((frees - NOW).total_seconds())}'
+    assert headers["RateLimit-Reset"] == "2100"  # spec 8.4: the top of the next hour

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
+from accounts.audit.actors import Actor
 from accounts.services import account_create
 from accounts.tiers import Tier
 from foodservice.cli import ServiceCommand
@@ -27,6 +28,7 @@ class Command(ServiceCommand):
             tier=options["tier"],
             market=options["market"],
             email_verified=True,  # an operator vouches for the address
+            actor=Actor.operator("create_account"),
         )
         email, market = account.owner.email, account.market or None
         self.emit(

@@ -14,6 +14,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
+from accounts.audit.actors import Actor
 from accounts.selectors import account_get_by_email
 from accounts.services import account_set_tier
 from accounts.tiers import WINDOWS, Tier, TierLimits, tier_limits
@@ -38,7 +39,11 @@ class Command(ServiceCommand):
         account = account_get_by_email(email=options["email"])
         now = timezone.now()
         account = account_set_tier(
-            account=account, tier=options["tier"], custom=_custom(options), now=now
+            account=account,
+            tier=options["tier"],
+            custom=_custom(options),
+            now=now,
+            actor=Actor.operator("set_tier"),
         )
         limits = account.limits
         anchor = account.billing_anchor if limits.window == "month" else None

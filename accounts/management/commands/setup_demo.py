@@ -13,6 +13,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils import timezone
 
+from accounts.audit.actors import Actor
 from accounts.models import Account
 from accounts.selectors import account_get_by_email, markets_offered
 from accounts.services import account_create
@@ -37,9 +38,11 @@ class Command(ServiceCommand):
         account = _demo_account()
         demo_keys = keys_for_account(account=account).active(timezone.now()).filter(label=LABEL)
         if key := demo_keys.first():
-            key, secret = key_rotate(key=key)
+            key, secret = key_rotate(key=key, actor=Actor.operator("setup_demo"))
         else:
-            key, secret = key_create(account=account, label=LABEL)
+            key, secret = key_create(
+                account=account, label=LABEL, actor=Actor.operator("setup_demo")
+            )
         host = "127.0.0.1" if options["host"] in ("0.0.0.0", "::", "") else options["host"]  # noqa: S104
         self.stdout.write(
             f"Demo account {EMAIL} (tier {account.tier}, market {account.market or '-'}), "
@@ -57,4 +60,6 @@ def _demo_account() -> Account:
         pass
     offered = markets_offered()
     market = "US" if "US" in offered else (offered[0] if offered else "")
-    return account_create(email=EMAIL, market=market, email_verified=True)
+    return account_create(
+        email=EMAIL, market=market, email_verified=True, actor=Actor.operator("setup_demo")
+    )

@@ -1,4 +1,4 @@
-"""``manage.py load_catalogue --source sr28|fdc [--path P] [--limit N] [--if-empty]``."""
+"""``manage.py load_catalogue --source sr28|fdc|ifct [--path P] [--limit N] [--if-empty]``."""
 
 from __future__ import annotations
 
@@ -13,19 +13,27 @@ from catalogue.models import Food
 
 
 class Command(BaseCommand):
-    help = "Load USDA foods (SR28 files or the FDC table) into the catalogue; re-runs update."
+    help = (
+        "Load foods (USDA SR28 files, the USDA FDC table, or the Indian Food Composition "
+        "Tables 2017) into the catalogue; re-runs update."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--source", choices=SOURCES, required=True)
-        parser.add_argument("--path", type=Path, help="SR28 directory or FDC csv file")
+        parser.add_argument("--path", type=Path, help="SR28 directory, FDC or IFCT csv file")
         parser.add_argument("--limit", type=int, help="load at most N foods")
-        parser.add_argument("--if-empty", action="store_true", help="skip if foods exist")
+        parser.add_argument(
+            "--if-empty", action="store_true", help="skip if foods of this source exist"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["limit"] is not None and options["limit"] < 1:
             raise CommandError("--limit must be at least 1")
-        if options["if_empty"] and Food.objects.exists():
-            self.stdout.write("The catalogue already holds foods: nothing loaded (--if-empty).")
+        if options["if_empty"] and Food.objects.filter(source=options["source"]).exists():
+            self.stdout.write(
+                f"The catalogue already holds {options['source']} foods: nothing loaded "
+                "(--if-empty)."
+            )
             return
         try:
             report = catalogue_load(

@@ -11,6 +11,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils import timezone
 
+from accounts.audit.actors import Actor
 from accounts.selectors import account_get_by_email
 from foodservice.cli import ServiceCommand, iso
 from keys.services import key_create
@@ -30,7 +31,12 @@ class Command(ServiceCommand):
         account = account_get_by_email(email=options["email"])
         days = options["expires_in"]
         expires_at = timezone.now() + timedelta(days=days) if days else None
-        key, secret = key_create(account=account, label=options["label"], expires_at=expires_at)
+        key, secret = key_create(
+            account=account,
+            label=options["label"],
+            expires_at=expires_at,
+            actor=Actor.operator("create_key"),
+        )
         expiry = f" It expires {iso(expires_at)}." if expires_at else ""
         self.emit(
             {"id": key.pk, "label": key.label, "secret": secret},

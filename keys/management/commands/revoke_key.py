@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
+from accounts.audit.actors import Actor
 from foodservice.cli import ServiceCommand
 from keys.selectors import key_get
 from keys.services import key_revoke
@@ -19,7 +20,7 @@ class Command(ServiceCommand):
         parser.add_argument("key_id")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        key = key_revoke(key=key_get(key_id=options["key_id"]))
+        key = key_revoke(key=key_get(key_id=options["key_id"]), actor=Actor.operator("revoke_key"))
         state = key.state.value
         self.emit(
             {"id": key.pk, "state": state},

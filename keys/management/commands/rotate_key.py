@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
+from accounts.audit.actors import Actor
 from foodservice.cli import ServiceCommand
 from keys.selectors import key_get
 from keys.services import key_rotate
@@ -19,7 +20,9 @@ class Command(ServiceCommand):
         parser.add_argument("key_id")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        key, secret = key_rotate(key=key_get(key_id=options["key_id"]))
+        key, secret = key_rotate(
+            key=key_get(key_id=options["key_id"]), actor=Actor.operator("rotate_key")
+        )
         self.emit(
             {"id": key.pk, "label": key.label, "secret": secret},
             human=f'Rotated key {key.pk} "{key.label}"; the old secret no longer works.\n'

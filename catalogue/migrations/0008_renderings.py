@@ -59,7 +59,7 @@ def _run(statements_by_vendor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("catalogue", "0004_phrase_index")]
+    dependencies = [("catalogue", "0007_ranking_indexes")]
 
     operations = [
         migrations.CreateModel(

@@ -1,0 +1,107 @@
+"""What ranks a food among equal matches, what makes two foods look-alikes, and
+per-serving amounts (docs/catalogue.md, "Relevance"). Pure: no database.
+
+``quality`` is stored per food (``Food.rank_quality``, copied into the phrase index) and
+orders foods of the same relevance class, lower first:
+
+    8 x data-type group   0 reference: foundation, sr_legacy (and SR28), survey (FNDDS)
+                          1 other lab data: sub_sample, agricultural_acquisition
+                          2 branded
+  + 4 if the name is in capitals only ("BANANA": a product label, not a description)
+  + 2 unless the name marks the food's basic form: a segment "raw", "NFS" (USDA's "not
+      further specified", the generic entry) or "plain" ("Egg, whole, raw" before
+      "Egg, deviled"; "Rice, cooked, NFS" before "Rice, fried")
+  + 1 if the nutrient panel is thin (fewer than ``THIN_PANEL`` of the 12 headline
+      nutrients measured)
+
+so a reference food always precedes a branded one of the same class, a descriptive
+name precedes an ALL-CAPS one of the same group, the basic form a prepared one, and a
+full panel a thin one; then the shorter name, then the id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from catalogue import text
+from catalogue.nutrients import HEADLINES
+
+REFERENCE = frozenset({"foundation", "sr_legacy", "survey"})
+BRANDED = "branded"
+THIN_PANEL = 6
+BASIC_FORMS = frozenset({"raw", "nfs", "plain"})
+_SEGMENTS = re.compile(r"[,;()]")
+# Look-alikes: same words, same data-type group, and these amounts per 100 g equal
+# once rounded to the step (energy to 5 kcal, the macronutrients to 1 g).
+_VARIANT_STEPS = (("energy_kcal", 5.0), ("protein_g", 1.0), ("fat_g", 1.0), ("carbohydrate_g", 1.0))
+
+
+def data_type_group(data_type: str) -> int:
+    """0 reference, 1 other lab data, 2 branded (and anything unknown)."""
+    if data_type in REFERENCE:
+        return 0
+    if data_type in ("sub_sample", "agricultural_acquisition"):
+        return 1
+    return 2
+
+
+def quality(*, data_type: str, name: str, headlines: Mapping[str, Any]) -> int:
+    """The food's rank among foods of equal relevance, 0 (best) to 23 (see the module).
+    ``headlines`` maps the headline columns (``energy_kcal``, ...) to amounts or None."""
+    capitals = any(ch.isalpha() for ch in name) and name == name.upper()
+    segments = {segment.strip().casefold() for segment in _SEGMENTS.split(name)}
+    basic = not segments.isdisjoint(BASIC_FORMS)
+    measured = sum(1 for h in HEADLINES if headlines.get(h.column) is not None)
+    return 8 * data_type_group(data_type) + 4 * capitals + 2 * (not basic) + (measured < THIN_PANEL)
+
+
+def variant_key(*, search_name: str, data_type: str, headlines: Mapping[str, Any]) -> str:
+    """16 hex digits equal for foods a person cannot tell apart in a list: the same
+    words (case and punctuation aside), the same data type (SR28 and the FDC table's
+    SR Legacy rows are both ``sr_legacy``), and the same energy, protein, fat and
+    carbohydrate per 100 g once rounded (``_VARIANT_STEPS``)."""
+    amounts = []
+    for column, step in _VARIANT_STEPS:
+        value = headlines.get(column)
+        amounts.append("-" if value is None else f"{round(value / step) * step:g}")
+    key = "\x1f".join((search_name.strip(), data_type, *amounts))
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def per_serving(amount: float | None, gram_weight: float | None) -> float | None:
+    """``amount`` (per 100 g) scaled to a serving of ``gram_weight`` grams, rounded to 6
+    significant digits; None when either is unknown (a nutrient not measured stays
+    null, a serving without a weight has no per-serving amounts)."""
+    if amount is None or gram_weight is None or gram_weight <= 0:
+        return None
+    return float(f"{amount * gram_weight / 100:.6g}")
+
+
+def ranking_columns(
+    *, name: str, data_type: str, headlines: Mapping[str, Any], search_name: str
+) -> dict[str, Any]:
+    """The stored ranking columns of a food: ``rank_quality``, ``variant_key`` and
+    ``variant_count`` 1 (shown on its own until ``catalogue.variants.refresh`` groups
+    it, which then only rewrites the foods of groups of two or more)."""
+    return {
+        "variant_count": 1,
+        "rank_quality": quality(data_type=data_type, name=name, headlines=headlines),
+        "variant_key": variant_key(
+            search_name=search_name, data_type=data_type, headlines=headlines
+        ),
+    }
+
+
+def food_search_columns(
+    *, name: str, data_type: str, headlines: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Every stored search and ranking column of a food (``search_name``,
+    ``search_stems``, ``search_heads``, ``rank_quality``, ``variant_key``): what the
+    loader, the factories and migrations write, from this one function."""
+    forms = text.search_forms(name)
+    return forms | ranking_columns(
+        name=name, data_type=data_type, headlines=headlines, search_name=forms["search_name"]
+    )

@@ -1,0 +1,1 @@
+"""The database backend of read replicas (``settings.DATABASES['replicaN']``)."""

@@ -1,0 +1,41 @@
+"""The judged query set (bench/judged_set.py) on a small file of real SR28 and FDC rows
+(tests/catalogue/data/judged, made by bench/make_judged_sample.py): the CI run of
+bench/search_quality.py. The full-catalogue run is the benchmark (bench/RESULTS.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import search_quality
+from catalogue.importers.load import catalogue_load
+from tests.catalogue.conftest import DATA
+
+
+@pytest.fixture
+def judged_sample(db: None) -> None:
+    catalogue_load(source="fdc", path=DATA / "judged" / "fdc" / "fooddata.csv")
+    catalogue_load(source="sr28", path=DATA / "judged" / "sr28")
+
+
+def test_judged_set_meets_its_targets_on_real_rows(judged_sample):
+    outcomes = search_quality.evaluate()
+    rates = search_quality.rates(outcomes)
+    misses = "\n".join(search_quality.report(outcomes))
+    hits, total = rates["staple"]
+    assert total >= 60 and hits / total >= search_quality.STAPLE_TARGET, misses
+    hits, total = rates["misspelling"]
+    assert total >= 30 and hits / total >= search_quality.MISSPELLING_TARGET, misses
+
+
+def test_a_miss_is_printed_with_what_was_found(judged_sample, monkeypatch):
+    monkeypatch.setattr(search_quality, "STAPLES", [("banana", r"plantains?, raw")])
+    monkeypatch.setattr(search_quality, "MISSPELLINGS", [])
+    outcomes = search_quality.evaluate()
+    lines = search_quality.report(outcomes)
+    assert lines[0] == "MISS staple 'banana': wanted /plantains?, raw/, got"
+    assert any("Bananas, raw" in line or "Banana, raw" in line for line in lines[1:4])
+    assert lines[-1] == "staples: 0/1 = 0.0%"
+
+
+def test_print_rates(judged_sample):
+    print("\n".join(search_quality.report(search_quality.evaluate())))
