@@ -6,6 +6,12 @@ in the changing transaction (PostgreSQL: once per statement, so a load's COPY or
 ``bulk_create`` costs one bump per batch, TRUNCATE included; SQLite: once per row). The
 bump re-creates the row when a test's flush removed it. A ``catalogue_foodrendering``
 row is served only while its ``version`` is the current ``n``.
+
+The triggers are per table, not per column, so every column of ``catalogue_food``
+(issue 12's ranking and look-alike columns, issue 17's local names and standard
+deviations, any later one) bumps the version. On SQLite a later migration that remakes
+one of these tables (an ALTER SQLite cannot do in place) drops its triggers: it must
+run ``SQLITE_FORWARD`` again, as 0005/0006 do for the full-text triggers (_fts.py).
 """
 
 from django.db import migrations, models
