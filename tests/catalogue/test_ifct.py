@@ -274,6 +274,7 @@ def test_the_record_shows_local_names_by_language_and_the_sd(ifct_small, taster_
         "name": "Calcium, Ca",
         "unit": "mg",
         "amount_per_100g": 118.0,
+        "amount_per_serving": None,
         "sd_per_100g": 2.9,
     }
     assert record["nutrients_per_100g"]["carbohydrate_g"] is None

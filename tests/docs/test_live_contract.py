@@ -59,6 +59,8 @@ def schemathesis(
     status codes and problem types (from the HAR log written to ``har``)."""
     command = [
         str(Path(sys.executable).with_name("schemathesis")),
+        "--config-file",
+        str(Path(__file__).with_name("schemathesis.toml")),
         "run",
         f"{base}/openapi.json",
         "--url",
