@@ -64,6 +64,26 @@ def test_a_stale_copy_is_refused_by_the_meter_and_not_counted(record, change):
     assert usage_of(watcher) == before
 
 
+def test_a_stale_copy_writes_nothing_in_the_meter_state(record):
+    """The stale outcome (consume.lua, last ARGV) comes before issue 19's per-key
+    buckets: the refused read of a revoked key counts in none of them, and the meter
+    state stays as it was, field for field."""
+    from metering.backends import get_meter
+
+    account = account_set_tier(account=AccountFactory(market="US"), tier="head_chef")
+    key, secret = key_create(account=account, label="k")
+    client = client_for(secret)
+    assert client.get(record).status_code == 200
+    meter = get_meter()
+    state = meter.state_key(account.pk)
+    before = meter.client.hgetall(state)
+    admitted = [field for field in before if field.startswith(f"a:{key.pk}:".encode())]
+    assert [before[field] for field in admitted] == [b"1"]  # issue 19's bucket counted it
+    key_revoke(key=key)
+    assert client.get(record).status_code == 401
+    assert meter.client.hgetall(state) == before
+
+
 def test_a_tier_change_applies_to_the_next_metered_read(record):
     account = account_set_tier(account=AccountFactory(market="US"), tier="sous_chef")
     client = client_for(key_create(account=account, label="k")[1])
