@@ -8,6 +8,7 @@ Every value can be changed from the environment; flags on the command line win o
 - ``WEB_CONCURRENCY``: worker processes; default ``2 x cores + 1`` (5 on 2 cores) with
   ``REDIS_URL``, 1 without.
 - ``GUNICORN_THREADS``: threads per worker (the ``gthread`` worker); default 4.
+- ``GUNICORN_WORKER_CLASS``: default ``gthread`` (``sync`` for comparisons).
 - ``GUNICORN_TIMEOUT`` (30), ``GUNICORN_GRACEFUL_TIMEOUT`` (30), ``GUNICORN_KEEPALIVE``
   (75): seconds.
 - ``GUNICORN_MAX_REQUESTS``: recycle a worker after this many requests, plus up to 10 %
@@ -25,6 +26,13 @@ Choices:
   connections: 20 on 2 cores, under PostgreSQL's default 100). Without ``REDIS_URL``
   metering is in-process, so several workers would each keep their own quota: the
   default is then one worker, and ``on_starting`` warns when more are asked for.
+  Measured again for issue 13 with ``bench/reads.py`` (one run per setting, 2 cores
+  shared with other work at load average 17-22, so +-30 % noise; bench/RESULTS.md):
+  gthread 5 x 4 served record/search/filtered/pgraw at 210/174/163/189 requests/s,
+  sync 5 x 1 at 145/90/76/120 (no keep-alive: every request opens a connection, and a
+  worker waiting on PostgreSQL serves nobody else), gthread 2 x 8 at 269/249/148/198
+  with a worse p99 (one busy process holds half the threads behind its GIL). gthread
+  5 x 4 stays: sync is clearly worse, and 2 x 8 is not clearly better on this machine.
 - **Timeouts.** 30 s for a silent worker, 30 s of grace on ``SIGTERM`` / ``SIGHUP``.
   Keep-alive 75 s: longer than the proxy's idle timeout (60 s for nginx upstream
   keep-alive and for AWS load balancers), so the proxy always closes first and never
@@ -80,7 +88,7 @@ workers = _int(
     default_workers(cores=multiprocessing.cpu_count(), redis=bool(os.environ.get("REDIS_URL"))),
 )
 threads = _int("GUNICORN_THREADS", 4)
-worker_class = "gthread"
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
 keepalive = _int("GUNICORN_KEEPALIVE", 75)

@@ -37,6 +37,7 @@ import os
 import random
 import sys
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -95,7 +96,12 @@ def main() -> int:
     parser.add_argument("--scale", type=int, default=2, help="accounts: 32 per unit")
     parser.add_argument("--port", type=int, default=8161)
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument(
+        "--server-root",
+        help="serve the code of another checkout (a baseline); this one's harness drives it",
+    )
     args = parser.parse_args()
+    root = Path(args.server_root).resolve() if args.server_root else loadkit.ROOT
 
     started = time.monotonic()
     if args.database_url:
@@ -119,9 +125,13 @@ def main() -> int:
         f"{len(foods)} food ids; setup {time.monotonic() - started:.0f} s"
     )
 
-    metered = Gunicorn(env, port=args.port, workers=_workers(), threads=_threads())
+    metered = Gunicorn(env, port=args.port, workers=_workers(), threads=_threads(), root=root)
     plain = Gunicorn(
-        {**env, "METERING_ENABLED": "0"}, port=args.port + 1, workers=_workers(), threads=_threads()
+        {**env, "METERING_ENABLED": "0"},
+        port=args.port + 1,
+        workers=_workers(),
+        threads=_threads(),
+        root=root,
     )
     with cleanup(metered, plain, redis):
         metered.start()
@@ -188,7 +198,9 @@ def main() -> int:
         "2 cores as the server, PostgreSQL and Redis, and other helpers' tests ran meanwhile, "
         "so the figures are pessimistic.",
         "",
-        f"`bench/load.py{' --quick' if args.quick else ''}`: gunicorn via `gunicorn.conf.py` "
+        f"`bench/load.py{' --quick' if args.quick else ''}`: "
+        f"{'code of ' + str(root) + ', ' if args.server_root else ''}"
+        "gunicorn via `gunicorn.conf.py` "
         f"({workers} workers x {threads} threads), database "
         f"`{urlsplit(database_url).path.lstrip('/')}` "
         f"({'SR28 only' if args.quick else 'full catalogue, 399,168 foods'}), "

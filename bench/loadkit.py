@@ -236,8 +236,11 @@ def standard_plan(scale: int = 1) -> list[tuple[str, dict | None, int, str]]:
 class Gunicorn:
     """gunicorn started the production way (``--config gunicorn.conf.py``), on LOCAL."""
 
-    def __init__(self, env: dict[str, str], *, port: int, workers: int, threads: int) -> None:
+    def __init__(
+        self, env: dict[str, str], *, port: int, workers: int, threads: int, root: Path = ROOT
+    ) -> None:
         self.port = port
+        self.root = root  # the tree whose code serves (another checkout: a baseline)
         self.env = {
             **env,
             "GUNICORN_BIND": f"{LOCAL}:{port}",
@@ -250,7 +253,7 @@ class Gunicorn:
     def start(self, timeout: float = 60) -> Gunicorn:
         command = [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py"]
         self.process = subprocess.Popen(
-            command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT
+            command, cwd=self.root, env=self.env, stdout=self.log, stderr=subprocess.STDOUT
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -741,8 +744,7 @@ FAULTS_INTRO = (
     "Issue 7.6. Each script starts its own gunicorn (via `gunicorn.conf.py`) on "
     "127.0.0.1, drives the load of `bench/loadkit.py` through it, breaks one part in the "
     "middle, and checks what the documented policy promises (docs/operations.md, "
-    '"Load and faults"). Each '
-    "rewrites its own subsection below."
+    '"Load and faults"). Each rewrites its own subsection below.'
 )
 
 

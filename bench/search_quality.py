@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import re
 import sys
@@ -49,7 +50,8 @@ def top(q: str, count: int) -> tuple[list[dict[str, Any]], str | None]:
 
     query = parse_food_query({"q": [q]})
     page = selectors.food_search(query=query, market="US", depth=1000, position=Position(0))
-    return page.rows[:count], page.corrected_q
+    # A page's rows carry each food's summary as served (issue 13: pre-rendered bytes).
+    return [json.loads(row["summary"]) for row in page.rows[:count]], page.corrected_q
 
 
 def evaluate() -> list[Outcome]:

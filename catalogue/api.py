@@ -10,17 +10,20 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.http import HttpResponse, HttpResponseBase
 from django.utils.cache import patch_vary_headers
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from catalogue import policies, selectors, serializers
-from catalogue.conditional import CACHE_CONTROL, VARY, etag_for, is_not_modified
+from catalogue import policies, rendering, selectors, serializers
+from catalogue.conditional import CACHE_CONTROL, VARY, etag_for, etag_of_bytes, is_not_modified
 from catalogue.paging import Position, cursor_dumps, position_for, with_cursor_search
 from catalogue.params import MAX_PAGE_OFFSET, FoodQuery, parse_food_query
 from foodservice.controlchars import refuse_in_api
 from metering.api import MeteredAPIView
+
+JSON = "application/json"  # what DRF's JSONRenderer answers with
 
 
 class CatalogueReadView(MeteredAPIView):
@@ -30,7 +33,7 @@ class CatalogueReadView(MeteredAPIView):
         super().initial(request, *args, **kwargs)
         refuse_in_api(path_parameters=kwargs.values(), query=request.query_params)
 
-    def respond(self, request: Request, body: dict[str, Any]) -> Response:
+    def respond(self, request: Request, body: dict[str, Any]) -> HttpResponseBase:
         """200 with ``body``, or 304 with no body when ``If-None-Match`` holds its tag."""
         etag = etag_for(body)
         headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
@@ -41,21 +44,42 @@ class CatalogueReadView(MeteredAPIView):
         patch_vary_headers(response, VARY)
         return response
 
+    def respond_rendered(self, request: Request, body: bytes, etag: str) -> HttpResponseBase:
+        """``respond`` for a body already rendered to JSON bytes (catalogue/rendering.py):
+        the same status, headers and bytes, without encoding anything."""
+        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
+        if is_not_modified(if_none_match=request.headers.get("If-None-Match"), etag=etag):
+            response: HttpResponseBase = Response(
+                status=status.HTTP_304_NOT_MODIFIED, headers=headers
+            )
+        else:
+            response = HttpResponse(body, content_type=JSON, headers=headers)
+            # What DRF puts on its own responses: the request log reads the request here.
+            response.renderer_context = {"request": request}  # type: ignore[attr-defined]
+        patch_vary_headers(response, VARY)
+        return response
+
 
 class FoodListView(CatalogueReadView):
     """``GET /v1/foods``: search, filter, sort, page (docs/catalogue.md, "Searching foods")."""
 
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponseBase:
         principal = request.auth
         policies.require_market(principal=principal)
         params = with_cursor_search(dict(request.query_params.lists()))
         query = parse_food_query(params)
         market = policies.check_food_list(principal=principal, query=query)
+        depth = policies.depth_limit(principal=principal)
+        # Everything a page depends on: the request's path and query, and the caller's
+        # market and depth (catalogue/rendering.py keeps it for the catalogue version).
+        cache_key = (request.get_full_path(), market, depth)
+        cached = rendering.local_pages.get(cache_key)
+        if cached is not None:
+            return self.respond_rendered(request, *cached)
         fingerprint = query.fingerprint()
         position = position_for(
             page=query.page, cursor=query.cursor, page_size=query.page_size, fingerprint=fingerprint
         )
-        depth = policies.depth_limit(principal=principal)
         page = selectors.food_search(query=query, market=market, depth=depth, position=position)
         links = _links(request, params, query, page, fingerprint)
         meta = {
@@ -71,8 +95,20 @@ class FoodListView(CatalogueReadView):
             "total_exact": page.total_exact,
             "depth_limit": depth,
         }
-        data = [serializers.food_summary(row) for row in page.rows]
-        return self.respond(request, {"data": data, "links": links, "meta": meta})
+        body = b"".join(
+            (
+                b'{"data":[',
+                b",".join(row["summary"] for row in page.rows),
+                b'],"links":',
+                rendering.dumps(links),
+                b',"meta":',
+                rendering.dumps(meta),
+                b"}",
+            )
+        )
+        etag = etag_of_bytes(body)
+        rendering.local_pages.put(cache_key, (body, etag))
+        return self.respond_rendered(request, body, etag)
 
 
 def _links(
@@ -110,11 +146,10 @@ def _links(
 class FoodDetailView(CatalogueReadView):
     """``GET /v1/foods/{id}``: one food with every portion and measured nutrient."""
 
-    def get(self, request: Request, public_id: str) -> Response:
+    def get(self, request: Request, public_id: str) -> HttpResponseBase:
         market = policies.foods_market(principal=request.auth)
-        food = selectors.food_get(public_id=public_id, market=market)
-        nutrients = selectors.nutrients_by_id(ids=[int(k) for k in food.nutrients])
-        return self.respond(request, {"data": serializers.food_detail(food, nutrients)})
+        body, etag = rendering.food_record(public_id=public_id, market=market)
+        return self.respond_rendered(request, body, etag)
 
 
 class NutrientDetailView(CatalogueReadView):

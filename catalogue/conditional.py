@@ -24,6 +24,12 @@ def etag_for(representation: Any) -> str:
     return '"' + hashlib.sha256(body.encode()).hexdigest()[:32] + '"'
 
 
+def etag_of_bytes(body: bytes) -> str:
+    """A strong tag of a body sent as is (a search page assembled from pre-rendered
+    parts): the same bytes give the same tag on every worker and across restarts."""
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
 def parse_if_none_match(header: str) -> list[str]:
     """The entity tags of an ``If-None-Match`` header, in order; ``["*"]`` for ``*``.
     Tags keep their quotes and lose a ``W/`` prefix (If-None-Match compares weakly,

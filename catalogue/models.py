@@ -169,3 +169,33 @@ class Food(models.Model):
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], *columns}
         super().save(*args, **kwargs)
+
+
+class CatalogueVersion(models.Model):
+    """One row (id 1) whose ``n`` grows with every change to the catalogue's foods,
+    nutrients and categories: database triggers (migration 0008) bump it in the same
+    transaction as the change, whatever made it (a load's COPY, the admin, a factory).
+    ``FoodRendering`` rows made under an older ``n`` are never served."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    n = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"catalogue version {self.n}"
+
+
+class FoodRendering(models.Model):
+    """A food's response bytes, rendered once (catalogue/rendering.py): the body of
+    ``GET /v1/foods/{id}`` with its ETag, and the food's summary as it stands in a list
+    page. Valid while ``version`` is the current ``CatalogueVersion.n``. Not a foreign
+    key: a deleted food's row is never read (every read starts from ``catalogue_food``)
+    and the next full rendering removes it."""
+
+    food_id = models.BigIntegerField(primary_key=True)
+    version = models.BigIntegerField()
+    etag = models.CharField(max_length=40)
+    record = models.BinaryField()
+    summary = models.BinaryField()
+
+    def __str__(self) -> str:
+        return f"rendering of food {self.food_id} (version {self.version})"

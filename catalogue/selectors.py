@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Window
 
-from catalogue import ordering, search, spelling
+from catalogue import ordering, rendering, search, spelling
 from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient
 from catalogue.nutrients import BY_SLUG, HEADLINES
 from catalogue.paging import Position
@@ -53,7 +53,8 @@ LIST_FIELDS = (
 
 @dataclass(frozen=True, slots=True)
 class FoodPage:
-    """One page of a food list. ``rows`` are dicts of ``LIST_FIELDS``; ``next`` is where
+    """One page of a food list. ``rows`` are the ranking's sort keys (with ``id``) and
+    ``summary``, each food's summary as rendered JSON bytes; ``next`` is where
     the following page starts (None on the last visible page); ``total`` counts the
     matches up to ``SEARCH_COUNT_CAP`` (a search) or ``COUNT_CAP`` (a listing without
     q), ``total_exact`` False beyond. ``corrected_q``: the query searched instead of
@@ -254,11 +255,11 @@ def _phrase_page(
 
 
 def _widened(keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows of ``keys`` (in their order) with ``LIST_FIELDS``: the wide rows are
-    read for the page only, never while ranking (bench/RESULTS.md)."""
-    wide = Food.objects.filter(id__in=[key["id"] for key in keys]).values(*LIST_FIELDS)
-    by_id = {row["id"]: row for row in wide}
-    return [by_id[key["id"]] | key for key in keys]
+    """The rows of ``keys`` (in their order), each with ``summary``: the food's
+    pre-rendered summary bytes (catalogue/rendering.py), fetched for the page only,
+    never while ranking (bench/RESULTS.md)."""
+    found = rendering.summaries([key["id"] for key in keys])
+    return [key | {"summary": found[key["id"]]} for key in keys]
 
 
 def food_get(*, public_id: str, market: str | None) -> Food:

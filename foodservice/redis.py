@@ -148,7 +148,14 @@ def _unreachable() -> tuple[type[BaseException], ...]:
 UNREACHABLE = _unreachable()
 
 
-def set_many_replicated(cache: Any, values: dict[str, Any], *, timeout: float) -> None:
+def set_many_replicated(
+    cache: Any,
+    values: dict[str, Any],
+    *,
+    timeout: float,
+    raw: dict[str, str] | None = None,
+    raw_timeout: int = 0,
+) -> None:
     """``cache.set_many(values, timeout)``; under Sentinel, when the primary has a replica,
     also wait (at most ``WAIT_REPLICA_MS``) until one holds the writes: a failover
     promotes a replica, and a write it never received is lost with the old primary. (A
@@ -157,19 +164,34 @@ def set_many_replicated(cache: Any, values: dict[str, Any], *, timeout: float) -
     ``redis.ConnectionError`` when no replica acknowledged the writes in time: the
     caller must not rely on them then.
 
+    ``raw``: more keys written as they are (no cache prefix, no serialisation; each with
+    ``raw_timeout`` seconds to live) in the same step, under the same wait: the account
+    epochs of keys/cache.py (issue 13). Only for a django-redis ``cache``.
+
     The writes and ``WAIT`` go down one pipeline, so one connection: ``WAIT`` counts the
     writes of the connection it is sent on."""
     client = getattr(cache, "client", None)
+    raw = raw or {}
     if not settings.REDIS_SENTINELS or not hasattr(client, "get_client"):
-        cache.set_many(values, timeout=timeout)
+        if values:
+            cache.set_many(values, timeout=timeout)
+        if raw:
+            primary = client.get_client(write=True)
+            for key, value in raw.items():
+                primary.set(key, value, ex=raw_timeout)
         return
     primary = client.get_client(write=True)
     if not int(primary.info("replication").get("connected_slaves", 0)):
-        cache.set_many(values, timeout=timeout)
+        if values:
+            cache.set_many(values, timeout=timeout)
+        for key, value in raw.items():
+            primary.set(key, value, ex=raw_timeout)
         return
     pipeline = primary.pipeline(transaction=False)
     for key, value in values.items():
         client.set(key, value, timeout, client=pipeline)
+    for key, value in raw.items():
+        pipeline.set(key, value, ex=raw_timeout)
     pipeline.execute_command("WAIT", 1, WAIT_REPLICA_MS)
     if int(pipeline.execute()[-1]) < 1:
         import redis

@@ -234,6 +234,15 @@ PLAN_PRICES = {
 }
 # Where "contact sales" on the Executive Chef card leads (a mailto: or https: URL).
 SALES_CONTACT_URL = env_str("SALES_CONTACT_URL", "mailto:sales@localhost")
+# How often a worker reads the catalogue version again (catalogue/rendering.py): the
+# food records and search pages it served stay in its memory until the version changes,
+# so a load is seen by every worker at most this many seconds after it commits. 0 turns
+# that memory off (every read asks the database; the tests do).
+CATALOGUE_VERSION_SECONDS = float(env_str("CATALOGUE_VERSION_SECONDS", "1"))
+# How long a worker keeps a key's principal in its own memory (keys/cache.py): each use
+# still checks the account's epoch in Redis, so revocations are seen on the next
+# request. 0 without Redis (the embedded default reads the database every time).
+KEY_LOCAL_SECONDS = float(env_str("KEY_LOCAL_SECONDS", "60" if REDIS_URL else "0"))
 # Markets offered before the catalogue holds any food (catalogue/selectors.py).
 DEFAULT_MARKETS = env_list("DEFAULT_MARKETS", ["US"])
 

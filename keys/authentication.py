@@ -9,7 +9,7 @@ from rest_framework.request import Request
 
 from foodservice.problems import Unauthorized
 from keys.principal import KeyPrincipal
-from keys.selectors import key_authenticate
+from keys.selectors import key_principal
 
 MAX_HEADER_LENGTH = 256  # a real key is 61 characters
 
@@ -53,13 +53,43 @@ class ApiKeyAuthentication(BaseAuthentication):
     unknown keys are indistinguishable (spec 5.2)."""
 
     def authenticate(self, request: Request) -> tuple[KeyPrincipal, KeyPrincipal] | None:
+        """On a view whose ``key_checked_by_meter`` is true, this worker's copy of the
+        principal may be answered unchecked: the view's meter checks its epoch in the
+        same round trip as the decision, or calls ``authenticate_again`` (see
+        ``unchecked_epoch``)."""
         key = KeyHeaders.parse(request.META).key
         if key is None:
             return None
-        principal = key_authenticate(secret=key)
-        if principal is None:
+        view = (getattr(request, "parser_context", None) or {}).get("view")
+        deferred = getattr(view, "key_checked_by_meter", False)
+        found = key_principal(secret=key, verify=not deferred)
+        if found is None:
             raise Unauthorized()
+        principal, epoch = found
+        # The epoch still to be checked, for the meter (None: nothing to check).
+        request._request.key_epoch = epoch if deferred else None
         return principal, principal
+
+
+def unchecked_epoch(request: Request) -> str | None:
+    """The account epoch of a principal answered unchecked, which the caller must check
+    (in the metering script) or re-authenticate (``authenticate_again``); else None."""
+    return getattr(request._request, "key_epoch", None)
+
+
+def authenticate_again(request: Request) -> tuple[KeyPrincipal, str | None]:
+    """The request's principal read again and checked current, with its epoch, now the
+    request's ``user`` and ``auth``; raises ``Unauthorized`` when the key no longer
+    authenticates (revoked, rotated away, expired)."""
+    key = KeyHeaders.parse(request.META).key
+    found = None if key is None else key_principal(secret=key)
+    if found is None:
+        request.user = request.auth = None
+        raise Unauthorized()
+    principal, epoch = found
+    request.user = request.auth = principal
+    request._request.key_epoch = None
+    return principal, epoch
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="foodservice"'

@@ -22,12 +22,62 @@ def key_authenticate(*, secret: str, now: datetime | None = None) -> KeyPrincipa
     and every key of a deactivated owner (``is_active`` false: the one state that stops
     an account), all take the same path (one indexed query that filters them out), so
     neither the answer nor its timing tells them apart. Hot keys are served from the
-    shared cache, which ``keys.signals`` clears when the owner's ``is_active`` changes.
+    caches (keys/cache.py), checked current; ``keys.signals`` clears them and bumps the
+    account's epoch when the owner's ``is_active`` changes.
     """
+    found = key_principal(secret=secret, now=now)
+    return None if found is None else found[0]
+
+
+def key_principal(
+    *, secret: str, now: datetime | None = None, verify: bool = True
+) -> tuple[KeyPrincipal, str | None] | None:
+    """``key_authenticate`` with the account epoch the principal was read under (None
+    when principals are not kept in process, or Redis is unreachable).
+
+    ``verify=False`` may answer this worker's copy without checking that its epoch is
+    still current: only for a caller that checks it itself in the same step as its
+    decision (the metering script); it must call again with ``verify=True`` when the
+    epoch turns out stale."""
     if not secrets.is_well_formed(secret):
         return None
     now = now or timezone.now()
     digest = secrets.digest(secret, pepper=settings.KEY_PEPPER)
+    if not cache.local_enabled():
+        principal = _shared_or_database(secret, digest, now)
+        return None if principal is None else (principal, None)
+    epoch = None
+    copy = cache.local_get(digest)
+    if copy is not None and not copy[0].expired_at(now):
+        principal, epoch = copy
+        if not verify:
+            return principal, epoch
+        try:
+            current = cache.epoch_current(principal.account_id)
+        except cache.REDIS_UNREACHABLE:
+            current = None
+        if current == epoch:
+            return principal, epoch
+        epoch = current  # read before the principal is read again below
+    cache.local_drop(digest)
+    principal = _shared_or_database(secret, digest, now)
+    if principal is None:
+        return None
+    if epoch is None:
+        # The epoch must be no newer than the principal it tags: read it, then the
+        # principal again (from the shared cache, usually).
+        try:
+            epoch = cache.epoch_current(principal.account_id)
+        except cache.REDIS_UNREACHABLE:
+            return principal, None
+        principal = _shared_or_database(secret, digest, now)
+        if principal is None:
+            return None
+    cache.local_put(digest, principal, epoch)
+    return principal, epoch
+
+
+def _shared_or_database(secret: str, digest: str, now: datetime) -> KeyPrincipal | None:
     principal = cache.cached_principal(digest)
     # A cached key that has since expired takes the database path like any unknown key,
     # so the 401's timing never tells that the key once existed.

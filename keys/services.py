@@ -76,7 +76,7 @@ def key_rotate(
         secret, digest = _fresh_secret()
         locked.secret_hash, locked.hint, locked.rotated_at = digest, secrets.hint(secret), now
         locked.save(update_fields=["secret_hash", "hint", "rotated_at"])
-        cache.forget([old_digest])
+        cache.forget([old_digest], account_id=locked.account_id)
         _audit(AuditAction.KEY_ROTATE, locked, actor, now)
     logger.info("key rotated", extra={"key_id": key.pk})
     _refresh(key, locked)
@@ -93,7 +93,7 @@ def key_revoke(*, key: ApiKey, now: datetime | None = None, actor: Actor | None 
             locked.save(update_fields=["revoked_at"])
             logger.info("key revoked", extra={"key_id": key.pk})
             _audit(AuditAction.KEY_REVOKE, locked, actor, now)
-        cache.forget([locked.secret_hash])
+        cache.forget([locked.secret_hash], account_id=locked.account_id)
     _refresh(key, locked)
     return key
 
@@ -118,7 +118,10 @@ def key_rename(*, key: ApiKey, label: str, actor: Actor | None = None) -> ApiKey
 
 def keys_forget_account(*, account: Account) -> None:
     """Drop every cached principal of ``account`` (its tier or market changed)."""
-    cache.forget(ApiKey.objects.filter(account=account).values_list("secret_hash", flat=True))
+    cache.forget(
+        ApiKey.objects.filter(account=account).values_list("secret_hash", flat=True),
+        account_id=account.pk,
+    )
 
 
 def _audit(action: AuditAction, key: ApiKey, actor: Actor | None, now: datetime) -> None:

@@ -32,6 +32,8 @@ class MeteredAPIView(APIView):
     """
 
     throttle_classes = [MeterThrottle]
+    # The metering script checks the key's principal is current (keys/authentication.py).
+    key_checked_by_meter = True
 
     def finalize_response(
         self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any

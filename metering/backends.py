@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from django.conf import settings
 
 from foodservice import metrics
+from keys.cache import epoch_key
 from metering import bucket as buckets
 from metering.bucket import Bucket
 from metering.windows import DAY_HOURS, HOUR_US, Window
@@ -63,6 +64,7 @@ class Outcome(enum.IntEnum):
     QUOTA = 2
     BURST = 3
     PEEKED = 4
+    STALE = 5  # the caller's principal is stale (issue 13): nothing decided
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +144,8 @@ class Tally:
 
 
 class Meter(Protocol):
+    checks_epochs: bool  # whether ``consume`` checks an ``epoch`` (keys/cache.py)
+
     def consume(
         self,
         *,
@@ -152,9 +156,12 @@ class Meter(Protocol):
         seed: SeedLoader,
         peek: bool = False,
         key_id: int = 0,
+        epoch: str | None = None,
     ) -> Tally:
         """Decide, count if admitted, count the outcome in ``key_id``'s bucket of the
         hour, and return the tally; with ``peek`` only report the account's usage.
+        With ``epoch`` (a meter whose ``checks_epochs``), decide only while it is the
+        account's current epoch, else return ``Outcome.STALE`` with nothing written.
         Raises ``MeterUnavailable`` when the store is unreachable."""
         ...
 
@@ -187,6 +194,8 @@ class RedisMeter:
     """The meter on Redis: one ``consume.lua`` call per decision (a second one, with the
     seed, only when the account has no state)."""
 
+    checks_epochs = True
+
     def __init__(self, client: Any, *, prefix: str = "fs:") -> None:
         self.client = client
         self.prefix = prefix
@@ -216,7 +225,9 @@ class RedisMeter:
         seed: SeedLoader,
         peek: bool = False,
         key_id: int = 0,
+        epoch: str | None = None,
     ) -> Tally:
+        check = epoch or ""
         args: list[Any] = [
             "peek" if peek else "consume",
             now_us,
@@ -230,17 +241,19 @@ class RedisMeter:
         if not peek:
             with self._seen_lock:
                 self._seen.add(account_id)
-        tally = self._run(account_id, [*args, 0])
+        tally = self._run(account_id, [*args, 0, check])
         if tally.outcome == Outcome.NEED_SEED:
             loaded = seed()
             pairs: list[Any] = [v for hour, n in loaded.hours.items() if n for v in (hour, n)]
             for (kid, hour), counts in loaded.buckets.items():
                 pairs += [v for name, n in counts.fields(kid, hour) if n for v in (name, n)]
-            tally = self._run(account_id, [*args, 1, loaded.period_count, *pairs])
+            tally = self._run(account_id, [*args, 1, loaded.period_count, *pairs, check])
         return tally
 
     def _run(self, account_id: int, args: list[Any]) -> Tally:
-        reply = self._call(self.script, [self.state_key(account_id)], args)
+        # The epoch (issue 13) is under the state's hash tag: one Cluster slot.
+        keys = [self.state_key(account_id), epoch_key(account_id)]
+        reply = self._call(self.script, keys, args)
         outcome, used, tat, hour, *hours = (int(v) for v in reply)
         return Tally(Outcome(outcome), used, tat, hour, tuple(hours))
 
@@ -354,6 +367,8 @@ class MemoryMeter:
     """The meter in this process's memory, under one lock: the same algorithm as
     ``consume.lua`` (and ``refund.lua``, ``prune.lua``), line for line."""
 
+    checks_epochs = False  # the embedded default keeps no principals in process
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._states: dict[int, _State] = {}
@@ -375,6 +390,7 @@ class MemoryMeter:
         seed: SeedLoader,
         peek: bool = False,
         key_id: int = 0,
+        epoch: str | None = None,
     ) -> Tally:
         with self._lock:
             state = self._states.get(account_id)

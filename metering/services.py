@@ -28,12 +28,20 @@ from metering.windows import to_us, window_at
 logger = logging.getLogger("foodservice.metering")
 
 
-def usage_consume(*, principal: KeyPrincipal, now: datetime) -> MeterDecision:
+class StalePrincipal(Exception):
+    """The principal's account epoch is no longer current (issue 13): nothing was
+    decided; read the key again and retry."""
+
+
+def usage_consume(
+    *, principal: KeyPrincipal, now: datetime, epoch: str | None = None
+) -> MeterDecision:
     """Decide ``principal``'s request at ``now`` against its account's quota and burst
     bucket, as one atomic step that also counts the outcome (admitted, or refused by
     the quota or the burst limit) in the key's hourly bucket; a refusal changes neither
-    the quota nor the bucket. Raises ``MeterUnavailable`` when Redis cannot be
-    reached."""
+    the quota nor the bucket. With ``epoch`` (a meter that ``checks_epochs``), only
+    while it is still the account's epoch, else ``StalePrincipal`` and nothing changes
+    (issue 13). Raises ``MeterUnavailable`` when Redis cannot be reached."""
     window = window_at(principal.limits, principal.billing_anchor, now)
     bucket = Bucket.for_limits(principal.limits)
 
@@ -46,10 +54,14 @@ def usage_consume(*, principal: KeyPrincipal, now: datetime) -> MeterDecision:
             seed=lambda: usage_seed(account_id=principal.account_id, window=window),
             key_id=principal.key_id,
             peek=peek,
+            # A peek decides nothing and follows a consume that checked the epoch.
+            epoch=None if peek else epoch,
         )
 
     with metrics.meter_timer(backend=settings.METER_BACKEND):
         tally = consume()
+    if tally.outcome == Outcome.STALE:
+        raise StalePrincipal()
     if tally.outcome == Outcome.ADMITTED and tally.used >= window.quota and window.kind == "day":
         # This request took the last of a rolling day (issue 14.4): when the next one is
         # admitted depends on the hourly counts, which a peek returns. A peek decides and

@@ -20,11 +20,12 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from foodservice.problems import BurstLimitExceeded, QuotaExceeded, ServiceUnavailable
+from keys.authentication import authenticate_again, unchecked_epoch
 from keys.principal import KeyPrincipal
-from metering.backends import MeterUnavailable
+from metering.backends import MeterUnavailable, get_meter
 from metering.decisions import MeterDecision
 from metering.headers import ratelimit_headers
-from metering.services import usage_consume
+from metering.services import StalePrincipal, usage_consume
 
 logger = logging.getLogger("foodservice.metering")
 
@@ -32,6 +33,9 @@ logger = logging.getLogger("foodservice.metering")
 METERED_METHODS = frozenset({"GET", "HEAD"})
 # At most one fail-open warning per process per this many seconds (no log flood).
 WARN_EVERY_SECONDS = 10.0
+# Reads of a changing key before giving up with a 503 (each needs a change committing
+# between reading the key and the meter's decision: more than one is very unlikely).
+STALE_RETRIES = 4
 
 
 def _now() -> datetime:
@@ -54,17 +58,33 @@ class MeterThrottle(BaseThrottle):
 
     def allow_request(self, request: Request, view: APIView) -> bool:
         principal = request.auth
+        epoch = unchecked_epoch(request)
         if (
             not settings.METERING_ENABLED
             or request.method not in METERED_METHODS
             or not isinstance(principal, KeyPrincipal)
             or meter_decision(request) is not None
         ):
+            if epoch is not None:  # no meter to check the key's principal: check it here
+                authenticate_again(request)
             return True
-        try:
-            decision = usage_consume(principal=principal, now=_now())
-        except MeterUnavailable as exc:
-            return _meter_down(exc)
+        if epoch is not None and not get_meter().checks_epochs:
+            principal, epoch = authenticate_again(request)
+            epoch = None
+        for _ in range(STALE_RETRIES):
+            try:
+                decision = usage_consume(principal=principal, now=_now(), epoch=epoch)
+                break
+            except StalePrincipal:
+                # The key, its account's tier or market changed since this worker read
+                # it: read it again (a 401 if it no longer authenticates) and retry.
+                principal, epoch = authenticate_again(request)
+            except MeterUnavailable as exc:
+                if epoch is not None:  # the principal cannot be checked: read it again
+                    authenticate_again(request)
+                return _meter_down(exc)
+        else:
+            raise ServiceUnavailable("The key is changing; retry in a few seconds.")
         request.meter_decision = decision
         if decision.refused_by == "quota":
             raise QuotaExceeded(

@@ -163,6 +163,13 @@ def run_command() -> Callable[..., str]:
 
 
 @pytest.fixture(autouse=True)
+def _catalogue_changes_seen_at_once(settings) -> None:  # pytest-django's settings fixture
+    """Tests change the catalogue and read it back at once: no worker memory of
+    rendered bytes (catalogue/rendering.py; tests/catalogue test it on its own)."""
+    settings.CATALOGUE_VERSION_SECONDS = 0
+
+
+@pytest.fixture(autouse=True)
 def _fresh_meter(settings) -> Iterator[None]:  # pytest-django's settings fixture
     """Every test starts with an empty in-process meter and no usage flusher thread
     (tests write the history with ``usage_flush()``)."""

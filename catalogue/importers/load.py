@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from catalogue import variants
+from catalogue import rendering, variants
 from catalogue.importers import fdc, ifct, sr28
 from catalogue.importers.progress import Progress
 from catalogue.importers.records import FoodRecord, Skipped
@@ -84,6 +84,8 @@ def catalogue_load(
             vacuum = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
             cursor.execute(f"{vacuum} catalogue_food, catalogue_food_phrase, catalogue_word")
     catalogue_cache_forget()
+    # The responses of every food, rendered once now rather than by the first reads.
+    rendering.render_all()
     counts = writer.counts
     return LoadReport(
         source=source,

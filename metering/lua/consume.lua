@@ -34,10 +34,21 @@ ARGV[7]  TTL of the state, seconds (an idle account's state expires; it is rebui
 ARGV[8]  the API key's id, whose hourly buckets count the outcome (0 on peek)
 ARGV[9]  "1" when a seed follows, else "0"
 ARGV[10] seed: requests in the period starting at ARGV[4]
-ARGV[11..] seed: name, value pairs: an hour number and its count for the ring (the
-         last 24 hours), or a per-key bucket field (above) and its value as the
+ARGV[11..#ARGV-1] seed: name, value pairs: an hour number and its count for the ring
+         (the last 24 hours), or a per-key bucket field (above) and its value as the
          history holds it (the current hour's), so absolute values written later
          continue the history instead of restarting it
+ARGV[#ARGV] (issue 13) always the last argument, after any seed: the epoch the
+         caller's copy of the key's principal was read under, or "" for no check.
+         When KEYS[2] does not hold it (changed by a revocation, rotation, tier or
+         market change or the owner's deactivation; or lost), the script decides and
+         writes nothing (no seed, no outcome bucket) and returns outcome 5; the caller
+         reads the key again and retries. A peek passes "" (it decides nothing, and
+         follows a consume that checked the epoch); refund.lua checks no epoch (it gives
+         back a request that was admitted while the principal was current).
+KEYS[2]  (issue 13) the account's epoch, "fs:epoch:{a<account id>}" (keys/cache.py
+         epoch_key), under the same hash tag as KEYS[1] (foodservice.redis.account_tag),
+         so both keys are in one Cluster slot
 
 Returns {outcome, used, tat, hour, [c(hour-23) .. c(hour)]}:
   outcome 0 = no state for this account: call again with a seed from the history
@@ -46,6 +57,8 @@ Returns {outcome, used, tat, hour, [c(hour-23) .. c(hour)]}:
               Retry-After)
           3 = refused, burst bucket empty
           4 = peeked (nothing decided; on a rolling day the 24 hourly counts follow)
+          5 = (issue 13) the caller's principal is stale (ARGV[#ARGV]): nothing decided
+              or written
   used    requests counted in the window; tat the bucket's state; hour the hour used.
 ]]
 
@@ -60,12 +73,18 @@ local ttl = tonumber(ARGV[7])
 local kid = ARGV[8]
 local HOUR = 3600000000
 
+-- issue 13: decide only for a current principal (see KEYS[2])
+local epoch = ARGV[#ARGV]
+if epoch ~= '' and redis.call('GET', KEYS[2]) ~= epoch then
+  return {5, 0, 0, 0}
+end
+
 if redis.call('EXISTS', key) == 0 then
   if ARGV[9] ~= '1' then
     return {0, 0, 0, 0}
   end
   local seed = {'t', now, 'tat', 0, 'ps', want_ps, 'pn', tonumber(ARGV[10])}
-  for i = 11, #ARGV, 2 do
+  for i = 11, #ARGV - 1, 2 do
     local h = tonumber(ARGV[i])
     if h == nil then -- a per-key bucket field
       seed[#seed + 1] = ARGV[i]

@@ -15,6 +15,9 @@ ARGV[1]  the API key's id
 ARGV[2]  the hour number the meter counted the request in (consume.lua's reply)
 ARGV[3]  TTL of the state, seconds
 
+No epoch check (issue 13, consume.lua's KEYS[2]): the request was admitted while the
+key's principal was current, and a later revocation does not make its 5xx billable.
+
 Returns 1 when the unit was given back, 0 when there was nothing to give back.
 ]]
 

@@ -6,6 +6,8 @@ through the one path."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from catalogue import selectors
@@ -51,7 +53,7 @@ def walk(q: str, *, market: str | None, page_size: int, filtered: bool = False) 
     found, totals, position = [], [], Position(0)
     while position is not None:
         page = selectors.food_search(query=query, market=market, depth=None, position=position)
-        found += [row["name"] for row in page.rows]
+        found += [json.loads(row["summary"])["name"] for row in page.rows]
         totals.append((page.total, page.total_exact))
         position = page.next
     return found, totals
@@ -86,7 +88,9 @@ def test_page_numbers_past_the_phrase_matches_reach_the_other_matches(foods):
         page = selectors.food_search(
             query=query, market="US", depth=None, position=Position(offset)
         )
-        assert [row["name"] for row in page.rows] == whole[offset : offset + 3]
+        assert [json.loads(row["summary"])["name"] for row in page.rows] == whole[
+            offset : offset + 3
+        ]
 
 
 def test_renamed_food_is_found_by_its_new_name_only(db):

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from rest_framework.renderers import JSONRenderer
 
-from catalogue.conditional import is_not_modified, parse_if_none_match
-from catalogue.models import Food, Nutrient
-from catalogue.selectors import catalogue_cache_forget
+from catalogue import rendering, selectors, serializers
+from catalogue.conditional import etag_for, etag_of_bytes, is_not_modified, parse_if_none_match
+from catalogue.models import Category, Food, FoodRendering, Nutrient
 
 pytestmark = pytest.mark.django_db
 
@@ -27,20 +28,99 @@ def test_food_record_has_portions_and_every_measured_nutrient(sr28_small, taster
     assert len(body["nutrients"]) == len(Food.objects.get(public_id="sr28-01001").nutrients)
 
 
-def test_record_reads_take_the_nutrient_table_from_the_shared_cache(sr28_small, taster):
-    def queries_of(path: str) -> int:
-        with CaptureQueriesContext(connection) as captured:
-            assert taster.get(path).status_code == 200
-        return len(captured)
-
+def test_a_rendered_record_is_read_with_one_query_and_no_nutrient_table(sr28_small, taster):
     taster.get("/v1/foods/sr28-01001")  # warms everything else (e.g. the meter's seed)
-    catalogue_cache_forget()
-    cold = queries_of("/v1/foods/sr28-01002")
-    assert queries_of("/v1/foods/sr28-01003") == cold - 1  # no nutrient query once cached
+    with CaptureQueriesContext(connection) as captured:
+        assert taster.get("/v1/foods/sr28-01002").status_code == 200
+    catalogue = [q["sql"] for q in captured if "catalogue_" in q["sql"]]
+    assert len(catalogue) == 1 and "catalogue_foodrendering" in catalogue[0]
+
+
+def test_changes_to_foods_nutrients_and_categories_are_served_on_the_next_read(sr28_small, taster):
+    def record() -> dict:
+        return taster.get("/v1/foods/sr28-01001").json()["data"]
+
+    record()
     Nutrient.objects.filter(id=203).update(name="Protein (renamed)")
-    catalogue_cache_forget()  # what a load does when it ends
-    body = taster.get("/v1/foods/sr28-01001").json()["data"]
-    assert {n["id"]: n["name"] for n in body["nutrients"]}[203] == "Protein (renamed)"
+    assert {n["id"]: n["name"] for n in record()["nutrients"]}[203] == "Protein (renamed)"
+    food = Food.objects.get(public_id="sr28-01001")
+    food.name = "Butter, renamed"
+    food.save()
+    assert record()["name"] == "Butter, renamed"
+    Category.objects.filter(pk=food.category_id).update(name="Dairy, renamed")
+    assert record()["category"]["name"] == "Dairy, renamed"
+    page = taster.get("/v1/foods?q=butter").json()["data"]
+    assert {"Butter, renamed", "Dairy, renamed"} <= {f["name"] for f in page} | {
+        f["category"]["name"] for f in page if f["category"]
+    }
+
+
+def test_served_bytes_and_tags_are_what_the_serializers_render(sr28_small, taster):
+    """Pre-rendered bodies are byte for byte the dicts of catalogue/serializers.py as DRF
+    renders them, with the record's tag computed from the same dict."""
+    food = Food.objects.select_related("category").get(public_id="sr28-01001")
+    nutrients = selectors.nutrients_by_id(ids=[int(k) for k in food.nutrients])
+    body = {"data": serializers.food_detail(food, nutrients)}
+    for _ in range(2):  # rendered on the first read, stored bytes on the second
+        response = taster.get("/v1/foods/sr28-01001")
+        assert response.content == JSONRenderer().render(body)
+        assert response["ETag"] == etag_for(body)
+        assert response["Content-Type"] == "application/json"
+    # A page without a next link: main's cursors carry a timestamp (issue 14).
+    page = taster.get("/v1/foods?q=butter&page_size=50")
+    parsed = page.json()
+    assert parsed["links"]["next"] is None
+    ids = [f["id"] for f in parsed["data"]]
+    rows = {r["public_id"]: r for r in Food.objects.values(*selectors.LIST_FIELDS)}
+    expected = {
+        "data": [serializers.food_summary(rows[i]) for i in ids],
+        "links": parsed["links"],
+        "meta": parsed["meta"],
+    }
+    assert page.content == JSONRenderer().render(expected)
+    assert page["ETag"] == etag_of_bytes(page.content)
+    again = taster.get("/v1/foods?q=butter&page_size=50")
+    assert again["ETag"] == page["ETag"], (page.content, again.content)
+
+
+def test_a_rendering_of_an_older_catalogue_version_is_never_served(sr28_small, taster):
+    food = Food.objects.get(public_id="sr28-01001")
+    stale = rendering.Rendering(
+        food_id=food.pk,
+        version=rendering.current_version() - 1,
+        etag='"stale"',
+        record=b'{"data":"stale"}',
+        summary=b'{"stale":true}',
+    )
+    FoodRendering.objects.filter(food_id=food.pk).delete()
+    rendering._store([stale])
+    response = taster.get("/v1/foods/sr28-01001")
+    assert response["ETag"] != '"stale"' and response.json()["data"]["id"] == "sr28-01001"
+    assert b"stale" not in taster.get("/v1/foods?q=butter").content
+
+
+def test_a_load_renders_every_food(sr28_small):
+    version = rendering.current_version()
+    assert FoodRendering.objects.filter(version=version).count() == Food.objects.count()
+    Food.objects.filter(public_id="sr28-01001").delete()
+    assert rendering.render_all() == Food.objects.count()
+    assert FoodRendering.objects.count() == Food.objects.count()  # the old rows are gone
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "".join(chr(i) for i in range(160)),
+        "line\u2028para\u2029end",
+        'quote " backslash \\ slash / é 😀 \ue000',
+        None,
+        True,
+        12345678901234,
+    ],
+)
+def test_links_and_meta_encode_exactly_like_drf(value):
+    data = {"q": value, "nested": {"v": [value, 1]}, "n": None}
+    assert rendering.dumps(data) == JSONRenderer().render(data)
 
 
 def test_nutrient_and_category_records(sr28_small, taster):
@@ -124,3 +204,23 @@ def test_weak_comparison_matches_weak_and_strong_forms():
     assert is_not_modified(if_none_match='W/"x"', etag='"x"')
     assert not is_not_modified(if_none_match='"y"', etag='"x"')
     assert not is_not_modified(if_none_match=None, etag='"x"')
+
+
+def test_a_worker_serves_hot_reads_from_memory_until_the_catalogue_version_changes(
+    sr28_small, unthrottled, settings
+):
+    settings.CATALOGUE_VERSION_SECONDS = 60
+    paths = ("/v1/foods/sr28-01001", "/v1/foods?q=butter")
+    first = {path: unthrottled.get(path).content for path in paths}
+    with CaptureQueriesContext(connection) as captured:
+        assert {path: unthrottled.get(path).content for path in paths} == first
+    assert not [q for q in captured if "catalogue_" in q["sql"]]
+    food = Food.objects.get(public_id="sr28-01001")
+    food.name = "Butter, renamed"
+    food.save()
+    # Within CATALOGUE_VERSION_SECONDS the worker still answers what it had ...
+    assert unthrottled.get(paths[0]).content == first[paths[0]]
+    rendering.local_records.checked = rendering.local_pages.checked = float("-inf")
+    # ... and once it reads the version again, the change.
+    assert unthrottled.get(paths[0]).json()["data"]["name"] == "Butter, renamed"
+    assert b"Butter, renamed" in unthrottled.get(paths[1]).content

@@ -53,7 +53,13 @@ class DatabaseOutage:
         if self.proxy is not None:
             port = url.rsplit("@", 1)[1].split("/", 1)[0].rsplit(":", 1)[1]
             url = url.replace(f":{port}/", f":{self.proxy.port}/") + "?connect_timeout=2"
-        env = {"DATABASE_URL": url, "METER_FLUSH_SECONDS": FLUSH_SECONDS}
+        # No worker memory of served records (catalogue/rendering.py): a worker would
+        # otherwise answer the reads it already served for up to a second of the outage.
+        env = {
+            "DATABASE_URL": url,
+            "METER_FLUSH_SECONDS": FLUSH_SECONDS,
+            "CATALOGUE_VERSION_SECONDS": "0",
+        }
         try:
             with gunicorn(workers=1 if self.sqlite else 2, threads=2, **env) as base:
                 yield base

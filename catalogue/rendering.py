@@ -1,0 +1,260 @@
+"""Pre-rendered food responses (issue 13): render once, then serve bytes.
+
+The catalogue only changes when a load (or an operator) changes it, so each food's
+record body (``GET /v1/foods/{id}``, with its ETag) and its summary (as it stands in a
+list page) are rendered once and stored in ``FoodRendering``, tagged with the
+``CatalogueVersion`` they were made under. A read is then one raw query that finds the
+food and its bytes; no model is built and nothing is serialised.
+
+- ``render_all()`` renders every food (``catalogue_load`` calls it after a load; also
+  ``manage.py render_catalogue``).
+- A read whose row is missing or was made under an older version renders the food on
+  the spot (the same code), stores it and serves it: nothing is ever served stale, and
+  a food changed by the admin or a test is re-rendered on its next read.
+- Each worker also keeps the bytes it served in memory (``local``: records by id and
+  market, whole search pages by path, market and depth), valid for the catalogue
+  version it last read. It reads the version again at most every
+  ``CATALOGUE_VERSION_SECONDS`` (1 s; 0 turns the memory off), so a load is served by
+  every worker within that long after it commits, and a hot read costs no query.
+
+The bytes are made by the serializers' own functions (``food_detail``, ``food_summary``)
+and DRF's ``JSONRenderer``, so they are byte for byte what the views rendered before;
+the record's ETag is ``etag_for`` of the same body. Versions are consistent because the
+version is read *before* the rows it tags: a change committing in between bumps the
+version past the one stored, so that row is never served.
+
+Reads (the version, records, summaries, and the rows a rendering is made from) are
+routed like every catalogue read (``foodservice.replicas``: a replica during a GET or
+HEAD when replicas are configured, the primary if it fails); a rendering made on the
+spot is stored on the primary, tagged with the version read where its rows were read
+(a replica's version is never newer than the primary's, so at worst it is re-rendered).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import orjson
+from django.conf import settings
+from django.db import DatabaseError, connection, connections, transaction
+from rest_framework.renderers import JSONRenderer
+
+from catalogue import serializers
+from catalogue.conditional import etag_for
+from catalogue.models import Food, FoodRendering, Nutrient
+from foodservice import problems
+from foodservice.replicas import catalogue_read_alias
+
+logger = logging.getLogger("foodservice.catalogue")
+
+RENDER_BATCH = 500
+_VERSION = "COALESCE((SELECT n FROM catalogue_catalogueversion WHERE id = 1), 0)"
+# One raw query per record read: the food (visible in the market, if given) and its
+# bytes when they are current. The food table's unique index on public_id finds the
+# row, the rendering's primary key its bytes.
+_RECORD = (
+    "SELECT f.id, r.record, r.etag FROM catalogue_food f "  # noqa: S608 (constants only)
+    "LEFT JOIN catalogue_foodrendering r ON r.food_id = f.id AND r.version = " + _VERSION + " "
+    "WHERE f.public_id = %s"
+)
+_RECORD_IN_MARKET = _RECORD + " AND f.market_id = %s"
+_SUMMARIES = (
+    "SELECT food_id, summary FROM catalogue_foodrendering "  # noqa: S608 (constants only)
+    "WHERE version = " + _VERSION + " AND food_id IN ({ids})"
+)
+_UPSERT = (
+    "INSERT INTO catalogue_foodrendering (food_id, version, etag, record, summary) "
+    "VALUES {values} ON CONFLICT (food_id) DO UPDATE SET version = excluded.version, "
+    "etag = excluded.etag, record = excluded.record, summary = excluded.summary "
+    "WHERE catalogue_foodrendering.version <= excluded.version"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Rendering:
+    food_id: int
+    version: int
+    etag: str
+    record: bytes
+    summary: bytes
+
+
+def render_json(data: object) -> bytes:
+    """``data`` as the API renders it (DRF's ``JSONRenderer`` with the project's
+    settings): the very bytes a ``Response(data)`` would carry."""
+    return JSONRenderer().render(data)
+
+
+def dumps(data: object) -> bytes:
+    """``render_json(data)``, faster (orjson), for the small parts still encoded per
+    request (a list page's ``links`` and ``meta``: strings, integers, booleans, None).
+    orjson writes what ``json.dumps`` does for those; DRF also escapes U+2028/U+2029,
+    done here too (tested). Anything orjson refuses goes through ``render_json``."""
+    try:
+        out = orjson.dumps(data)
+    except TypeError:
+        return render_json(data)
+    if b"\xe2\x80" in out:
+        out = out.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+    return out
+
+
+class LocalBytes:
+    """Bytes this worker served, by key, for one catalogue version (see the module
+    docstring). At most ``limit`` entries; beyond, the oldest half is dropped. Reads and
+    writes of the dict are atomic under the GIL, so threads share it without a lock."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.entries: dict[object, tuple[bytes, str]] = {}
+        self.version: int | None = None
+        self.checked = float("-inf")
+
+    def get(self, key: object) -> tuple[bytes, str] | None:
+        if not self._current():
+            return None
+        return self.entries.get(key)
+
+    def put(self, key: object, value: tuple[bytes, str]) -> None:
+        if self.version is None:
+            return
+        if len(self.entries) >= self.limit:
+            for old in list(self.entries)[: self.limit // 2]:
+                self.entries.pop(old, None)
+        self.entries[key] = value
+
+    def clear(self) -> None:
+        self.entries, self.version, self.checked = {}, None, float("-inf")
+
+    def _current(self) -> bool:
+        """Whether the memory may be used: the version was read less than
+        ``CATALOGUE_VERSION_SECONDS`` ago (read again, and the memory emptied when it
+        changed, otherwise)."""
+        seconds = settings.CATALOGUE_VERSION_SECONDS
+        if seconds <= 0:
+            self.clear()
+            return False
+        now = time.monotonic()
+        if now - self.checked >= seconds:
+            version = current_version()
+            if version != self.version:
+                self.entries = {}
+            self.version, self.checked = version, now
+        return True
+
+
+# Per worker: ~10 KB a record, ~15 KB a page of 20 summaries.
+local_records = LocalBytes(limit=4000)
+local_pages = LocalBytes(limit=1000)
+
+
+def food_record(*, public_id: str, market: str | None) -> tuple[bytes, str]:
+    """The body and ETag of ``GET /v1/foods/{public_id}`` for a caller who sees
+    ``market`` (None: all); ``NotFound`` when the food is missing or invisible."""
+    key = (public_id, market)
+    found = local_records.get(key)
+    if found is None:
+        found = _food_record(public_id, market)
+        local_records.put(key, found)
+    return found
+
+
+def _food_record(public_id: str, market: str | None) -> tuple[bytes, str]:
+    sql, params = (_RECORD, [public_id]) if not market else (_RECORD_IN_MARKET, [public_id, market])
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        raise problems.NotFound(f"No food {public_id!r} in this catalogue.")
+    food_id, record, etag = row
+    if record is None:
+        rendering = render_foods([food_id])[food_id]
+        return rendering.record, rendering.etag
+    return bytes(record), etag
+
+
+def summaries(food_ids: list[int]) -> dict[int, bytes]:
+    """Each food's summary bytes (as in a list page), by id: one query for the stored
+    ones, the missing or outdated ones rendered now."""
+    if not food_ids:
+        return {}
+    found: dict[int, bytes] = {}
+    ids = sorted(set(food_ids))
+    sql = _SUMMARIES.format(ids=", ".join(["%s"] * len(ids)))
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute(sql, ids)
+        found = {food_id: bytes(summary) for food_id, summary in cursor.fetchall()}
+    missing = [food_id for food_id in ids if food_id not in found]
+    if missing:
+        found |= {i: r.summary for i, r in render_foods(missing).items()}
+    return found
+
+
+def render_foods(food_ids: Iterable[int]) -> dict[int, Rendering]:
+    """Render the foods ``food_ids`` (those that exist), store the renderings and
+    return them by id. Storing is best effort: a read that cannot write (a read-only
+    replica, SQLite busy) still answers from what it rendered."""
+    version = current_version()  # before the rows: see the module docstring
+    renderings = list(_render(list(food_ids), version))
+    try:
+        with transaction.atomic():
+            _store(renderings)
+    except DatabaseError as exc:
+        logger.warning("renderings not stored: %s", exc)
+    return {r.food_id: r for r in renderings}
+
+
+def render_all(*, batch: int = RENDER_BATCH) -> int:
+    """Render every food under the current version, and drop the renderings of older
+    versions (deleted foods included). Returns the number of foods rendered."""
+    version = current_version()
+    ids = list(Food.objects.order_by("id").values_list("id", flat=True))
+    done = 0
+    for start in range(0, len(ids), batch):
+        renderings = list(_render(ids[start : start + batch], version))
+        with transaction.atomic():
+            _store(renderings)
+        done += len(renderings)
+    FoodRendering.objects.filter(version__lt=version).delete()
+    return done
+
+
+def current_version() -> int:
+    """The catalogue version, read where the catalogue's rows are read (a replica during
+    a GET when replicas are configured, like every catalogue read: issue 18)."""
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute("SELECT " + _VERSION)
+        return int(cursor.fetchone()[0])
+
+
+def _render(food_ids: list[int], version: int) -> Iterator[Rendering]:
+    # Imported here: selectors imports this module (the search page's summaries).
+    from catalogue.selectors import LIST_FIELDS, NutrientRef
+
+    nutrients = {
+        row[0]: NutrientRef(*row) for row in Nutrient.objects.values_list(*NutrientRef._fields)
+    }
+    rows = {row["id"]: row for row in Food.objects.filter(id__in=food_ids).values(*LIST_FIELDS)}
+    for food in Food.objects.select_related("category").filter(id__in=food_ids):
+        body = {"data": serializers.food_detail(food, nutrients)}
+        yield Rendering(
+            food_id=food.pk,
+            version=version,
+            etag=etag_for(body),
+            record=render_json(body),
+            summary=render_json(serializers.food_summary(rows[food.pk])),
+        )
+
+
+def _store(renderings: list[Rendering]) -> None:
+    if not renderings:
+        return
+    values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(renderings))
+    params: list[object] = []
+    for r in renderings:
+        params += [r.food_id, r.version, r.etag, r.record, r.summary]
+    with connection.cursor() as cursor:
+        cursor.execute(_UPSERT.format(values=values), params)
