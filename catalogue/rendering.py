@@ -231,13 +231,14 @@ def current_version() -> int:
 
 
 def _render(food_ids: list[int], version: int) -> Iterator[Rendering]:
-    # Imported here: selectors imports this module (the search page's summaries).
-    from catalogue.selectors import LIST_FIELDS, NutrientRef
-
     nutrients = {
-        row[0]: NutrientRef(*row) for row in Nutrient.objects.values_list(*NutrientRef._fields)
+        row[0]: serializers.NutrientRef(*row)
+        for row in Nutrient.objects.values_list(*serializers.NutrientRef._fields)
     }
-    rows = {row["id"]: row for row in Food.objects.filter(id__in=food_ids).values(*LIST_FIELDS)}
+    rows = {
+        row["id"]: row
+        for row in Food.objects.filter(id__in=food_ids).values(*serializers.LIST_FIELDS)
+    }
     for food in Food.objects.select_related("category").filter(id__in=food_ids):
         body = {"data": serializers.food_detail(food, nutrients)}
         yield Rendering(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -16,9 +16,10 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Window
 
 from catalogue import ordering, rendering, search, spelling
 from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient
-from catalogue.nutrients import BY_SLUG, HEADLINES
+from catalogue.nutrients import BY_SLUG
 from catalogue.paging import Position
 from catalogue.params import FoodQuery
+from catalogue.serializers import NutrientRef
 from foodservice import problems
 from keys.cache import REDIS_UNREACHABLE
 
@@ -31,24 +32,6 @@ MARKETS_CACHE_KEY = "catalogue:markets-offered-named"
 MARKETS_CACHE_SECONDS = 60
 NUTRIENTS_CACHE_KEY = "catalogue:nutrients"
 NUTRIENTS_CACHE_SECONDS = 300
-
-LIST_FIELDS = (
-    "id",
-    "public_id",
-    "source",
-    "source_id",
-    "name",
-    "search_name",
-    "data_type",
-    "brand_owner",
-    "market_id",
-    "serving_description",
-    "serving_grams",
-    "variant_count",
-    "category__slug",
-    "category__name",
-    *(h.column for h in HEADLINES),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,16 +254,6 @@ def food_get(*, public_id: str, market: str | None) -> Food:
     if food is None:
         raise problems.NotFound(f"No food {public_id!r} in this catalogue.")
     return food
-
-
-class NutrientRef(NamedTuple):
-    """What a food record says of a nutrient."""
-
-    id: int
-    number: str
-    name: str
-    unit: str
-    rank: int
 
 
 def nutrients_by_id(*, ids: list[int]) -> dict[int, NutrientRef]:

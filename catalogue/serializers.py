@@ -7,19 +7,46 @@ is computed from it (issue 3, point 4).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 from urllib.parse import quote, urlencode
 
 from catalogue.models import Category, Food, Nutrient
 from catalogue.nutrients import HEADLINES
 from catalogue.ranking import per_serving
 
-if TYPE_CHECKING:
-    from catalogue.selectors import NutrientRef
+# The columns a list row holds: what ``food_summary`` reads (selectors and the
+# pre-rendering fetch exactly these).
+LIST_FIELDS = (
+    "id",
+    "public_id",
+    "source",
+    "source_id",
+    "name",
+    "search_name",
+    "data_type",
+    "brand_owner",
+    "market_id",
+    "serving_description",
+    "serving_grams",
+    "variant_count",
+    "category__slug",
+    "category__name",
+    *(h.column for h in HEADLINES),
+)
+
+
+class NutrientRef(NamedTuple):
+    """What a food record says of a nutrient."""
+
+    id: int
+    number: str
+    name: str
+    unit: str
+    rank: int
 
 
 def food_summary(row: dict[str, Any]) -> dict[str, Any]:
-    """A food in a list; ``row`` holds ``catalogue.selectors.LIST_FIELDS``.
+    """A food in a list; ``row`` holds ``LIST_FIELDS``.
 
     ``nutrients_per_serving`` scales the headline amounts to the serving's gram weight
     (null without one); ``variants`` is set on a food standing for look-alikes hidden

@@ -71,7 +71,7 @@ def test_served_bytes_and_tags_are_what_the_serializers_render(sr28_small, taste
     parsed = page.json()
     assert parsed["links"]["next"] is None
     ids = [f["id"] for f in parsed["data"]]
-    rows = {r["public_id"]: r for r in Food.objects.values(*selectors.LIST_FIELDS)}
+    rows = {r["public_id"]: r for r in Food.objects.values(*serializers.LIST_FIELDS)}
     expected = {
         "data": [serializers.food_summary(rows[i]) for i in ids],
         "links": parsed["links"],
