@@ -19,17 +19,24 @@ def client_address(meta: Mapping[str, object], *, proxies: int) -> str:
     (one subscriber's usual allocation). Anything unparsable falls back to
     ``REMOTE_ADDR``, then to ``"unknown"``; the result is always a plain address."""
     remote = str(meta.get("REMOTE_ADDR") or "")
-    candidate = remote
-    if proxies > 0:
-        hops = [h.strip() for h in str(meta.get("HTTP_X_FORWARDED_FOR") or "").split(",")]
-        hops = [h for h in hops if h]
-        if len(hops) >= proxies:
-            candidate = hops[-proxies]
-    for value in (candidate, remote):
+    for value in (claimed_address(meta, proxies=proxies), remote):
         address = _parse(value)
         if address is not None:
             return address
     return "unknown"
+
+
+def claimed_address(meta: Mapping[str, object], *, proxies: int) -> str:
+    """The address as given, unparsed: ``REMOTE_ADDR``, or with ``proxies`` > 0 the entry
+    of ``X-Forwarded-For`` the outermost trusted proxy appended (``REMOTE_ADDR`` when the
+    header holds fewer entries)."""
+    remote = str(meta.get("REMOTE_ADDR") or "")
+    if proxies > 0:
+        hops = [h.strip() for h in str(meta.get("HTTP_X_FORWARDED_FOR") or "").split(",")]
+        hops = [h for h in hops if h]
+        if len(hops) >= proxies:
+            return hops[-proxies]
+    return remote
 
 
 def _parse(value: str) -> str | None:

@@ -16,6 +16,8 @@ from django.conf import settings
 from django.db import models
 from django.http import HttpRequest
 
+from foodservice.clientaddr import claimed_address
+
 
 class ActorKind(models.TextChoices):
     USER = "user", "Account owner"
@@ -59,13 +61,7 @@ def client_address(request: HttpRequest | None) -> str | None:
     """The client's IP address (module docstring), or None when unknown or not an IP."""
     if request is None:
         return None
-    hops = settings.TRUSTED_PROXY_COUNT
-    candidate = request.META.get("REMOTE_ADDR", "")
-    if hops > 0:
-        forwarded = [p.strip() for p in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
-        forwarded = [p for p in forwarded if p]
-        if len(forwarded) >= hops:
-            candidate = forwarded[-hops]
+    candidate = claimed_address(request.META, proxies=settings.TRUSTED_PROXY_COUNT)
     try:
         return str(ipaddress.ip_address(candidate))
     except ValueError:
