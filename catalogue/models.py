@@ -187,12 +187,14 @@ class CatalogueVersion(models.Model):
 class FoodRendering(models.Model):
     """A food's response bytes, rendered once (catalogue/rendering.py): the body of
     ``GET /v1/foods/{id}`` with its ETag, and the food's summary as it stands in a list
-    page. Valid while ``version`` is the current ``CatalogueVersion.n``. Not a foreign
-    key: a deleted food's row is never read (every read starts from ``catalogue_food``)
-    and the next full rendering removes it."""
+    page. Valid while ``version`` is the current ``CatalogueVersion.n`` and ``format``
+    the serving code's ``catalogue.rendering.render_format()``. Not a foreign key: a
+    deleted food's row is never read (every read starts from ``catalogue_food``) and
+    the next full rendering removes it."""
 
     food_id = models.BigIntegerField(primary_key=True)
     version = models.BigIntegerField()
+    format = models.CharField(max_length=16, default="")
     etag = models.CharField(max_length=40)
     record = models.BinaryField()
     summary = models.BinaryField()

@@ -11,6 +11,12 @@ food and its bytes; no model is built and nothing is serialised.
 - A read whose row is missing or was made under an older version renders the food on
   the spot (the same code), stores it and serves it: nothing is ever served stale, and
   a food changed by the admin or a test is re-rendered on its next read.
+- Each row also carries ``render_format()``: a fingerprint of the code that shapes the
+  bytes (this module, the serializers and what they call, DRF's JSON settings). A
+  deploy that changes any of it serves nothing rendered by the code before it: those
+  rows count as missing until rendered again (by their first read, or by
+  ``manage.py render_catalogue``). The catalogue version alone cannot tell, since no
+  row changed.
 - Each worker also keeps the bytes it served in memory (``local``: records by id and
   market, whole search pages by path, market and depth), valid for the catalogue
   version it last read. It reads the version again at most every
@@ -32,15 +38,21 @@ spot is stored on the primary, tagged with the version read where its rows were 
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib
 import logging
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import orjson
+import rest_framework
 from django.conf import settings
 from django.db import DatabaseError, connection, connections, transaction
 from rest_framework.renderers import JSONRenderer
+from rest_framework.settings import api_settings
 
 from catalogue import serializers
 from catalogue.conditional import etag_for
@@ -53,24 +65,62 @@ logger = logging.getLogger("foodservice.catalogue")
 RENDER_BATCH = 500
 _VERSION = "COALESCE((SELECT n FROM catalogue_catalogueversion WHERE id = 1), 0)"
 # One raw query per record read: the food (visible in the market, if given) and its
-# bytes when they are current. The food table's unique index on public_id finds the
-# row, the rendering's primary key its bytes.
+# bytes when they are current (this catalogue version, this code's format). The food
+# table's unique index on public_id finds the row, the rendering's primary key its bytes.
 _RECORD = (
     "SELECT f.id, r.record, r.etag FROM catalogue_food f "  # noqa: S608 (constants only)
     "LEFT JOIN catalogue_foodrendering r ON r.food_id = f.id AND r.version = " + _VERSION + " "
-    "WHERE f.public_id = %s"
+    "AND r.format = %s WHERE f.public_id = %s"
 )
 _RECORD_IN_MARKET = _RECORD + " AND f.market_id = %s"
 _SUMMARIES = (
     "SELECT food_id, summary FROM catalogue_foodrendering "  # noqa: S608 (constants only)
-    "WHERE version = " + _VERSION + " AND food_id IN ({ids})"
+    "WHERE version = " + _VERSION + " AND format = %s AND food_id IN ({ids})"
 )
 _UPSERT = (
-    "INSERT INTO catalogue_foodrendering (food_id, version, etag, record, summary) "
+    "INSERT INTO catalogue_foodrendering (food_id, version, format, etag, record, summary) "
     "VALUES {values} ON CONFLICT (food_id) DO UPDATE SET version = excluded.version, "
-    "etag = excluded.etag, record = excluded.record, summary = excluded.summary "
-    "WHERE catalogue_foodrendering.version <= excluded.version"
+    "format = excluded.format, etag = excluded.etag, record = excluded.record, "
+    "summary = excluded.summary WHERE catalogue_foodrendering.version <= excluded.version"
 )
+# The modules whose code shapes the stored bytes (with this one): what a food record and
+# summary hold (serializers), per-serving arithmetic (ranking), the headline nutrients,
+# the record's ETag (conditional), the fields the serializers read (models).
+FORMAT_MODULES = (
+    "catalogue.serializers",
+    "catalogue.ranking",
+    "catalogue.nutrients",
+    "catalogue.conditional",
+    "catalogue.models",
+    __name__,
+)
+
+
+def format_fingerprint(files: Iterable[Path], *extra: object) -> str:
+    """16 hex digits that change whenever any of ``files`` (their bytes) or ``extra``
+    (their reprs) do."""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.read_bytes())
+        digest.update(b"\x00")
+    digest.update(repr(extra).encode())
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
+def render_format() -> str:
+    """This code's rendering format: ``format_fingerprint`` of ``FORMAT_MODULES``' files,
+    DRF's version and the JSON renderer's settings. Workers running the same code agree
+    on it; a deploy that changes any of it makes every stored rendering outdated (a
+    comment-only change too: at worst every food is rendered once more)."""
+    files = [Path(importlib.import_module(name).__file__ or "") for name in FORMAT_MODULES]
+    json_settings = (
+        api_settings.UNICODE_JSON,
+        api_settings.COMPACT_JSON,
+        api_settings.STRICT_JSON,
+        api_settings.COERCE_DECIMAL_TO_STRING,
+    )
+    return format_fingerprint(files, rest_framework.VERSION, json_settings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +130,7 @@ class Rendering:
     etag: str
     record: bytes
     summary: bytes
+    format: str = field(default_factory=render_format)
 
 
 def render_json(data: object) -> bytes:
@@ -163,7 +214,10 @@ def food_record(*, public_id: str, market: str | None) -> tuple[bytes, str]:
 
 
 def _food_record(public_id: str, market: str | None) -> tuple[bytes, str]:
-    sql, params = (_RECORD, [public_id]) if not market else (_RECORD_IN_MARKET, [public_id, market])
+    fmt = render_format()
+    sql, params = (
+        (_RECORD, [fmt, public_id]) if not market else (_RECORD_IN_MARKET, [fmt, public_id, market])
+    )
     with connections[catalogue_read_alias()].cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
@@ -185,7 +239,7 @@ def summaries(food_ids: list[int]) -> dict[int, bytes]:
     ids = sorted(set(food_ids))
     sql = _SUMMARIES.format(ids=", ".join(["%s"] * len(ids)))
     with connections[catalogue_read_alias()].cursor() as cursor:
-        cursor.execute(sql, ids)
+        cursor.execute(sql, [render_format(), *ids])
         found = {food_id: bytes(summary) for food_id, summary in cursor.fetchall()}
     missing = [food_id for food_id in ids if food_id not in found]
     if missing:
@@ -208,8 +262,8 @@ def render_foods(food_ids: Iterable[int]) -> dict[int, Rendering]:
 
 
 def render_all(*, batch: int = RENDER_BATCH) -> int:
-    """Render every food under the current version, and drop the renderings of older
-    versions (deleted foods included). Returns the number of foods rendered."""
+    """Render every food under the current version and format, and drop the renderings
+    of older versions (deleted foods included). Returns the number of foods rendered."""
     version = current_version()
     ids = list(Food.objects.order_by("id").values_list("id", flat=True))
     done = 0
@@ -253,9 +307,9 @@ def _render(food_ids: list[int], version: int) -> Iterator[Rendering]:
 def _store(renderings: list[Rendering]) -> None:
     if not renderings:
         return
-    values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(renderings))
+    values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(renderings))
     params: list[object] = []
     for r in renderings:
-        params += [r.food_id, r.version, r.etag, r.record, r.summary]
+        params += [r.food_id, r.version, r.format, r.etag, r.record, r.summary]
     with connection.cursor() as cursor:
         cursor.execute(_UPSERT.format(values=values), params)

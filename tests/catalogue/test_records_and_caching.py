@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+from pathlib import Path
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -99,9 +102,46 @@ def test_a_rendering_of_an_older_catalogue_version_is_never_served(sr28_small, t
     assert b"stale" not in taster.get("/v1/foods?q=butter").content
 
 
+def test_a_rendering_made_by_other_code_is_never_served(sr28_small, taster):
+    """After a deploy that changes how foods render (another ``render_format``), none of
+    the bytes the code before it stored are served, though no catalogue row changed."""
+    food = Food.objects.get(public_id="sr28-01001")
+    old_code = rendering.Rendering(
+        food_id=food.pk,
+        version=rendering.current_version(),
+        etag='"old-code"',
+        record=b'{"data":"old code"}',
+        summary=b'{"old code":true}',
+        format="0123456789abcdef",
+    )
+    rendering._store([old_code])
+    response = taster.get("/v1/foods/sr28-01001")
+    assert response["ETag"] != '"old-code"' and response.json()["data"]["id"] == "sr28-01001"
+    rendering._store([old_code])
+    assert b"old code" not in taster.get("/v1/foods?q=butter").content
+    stored = FoodRendering.objects.get(food_id=food.pk)  # rendered again by this code
+    assert stored.format == rendering.render_format() and b"old code" not in bytes(stored.record)
+
+
+def test_the_format_changes_with_the_code_and_the_settings_that_shape_the_bytes(tmp_path):
+    module = tmp_path / "serializers.py"
+    module.write_text("def food_summary(row):\n    return row\n")
+    before = rendering.format_fingerprint([module], "3.16", (False, True))
+    assert rendering.format_fingerprint([module], "3.16", (False, True)) == before
+    assert rendering.format_fingerprint([module], "3.17", (False, True)) != before
+    assert rendering.format_fingerprint([module], "3.16", (True, True)) != before
+    module.write_text("def food_summary(row):\n    return {**row, 'new': 1}\n")
+    assert rendering.format_fingerprint([module], "3.16", (False, True)) != before
+    served = {Path(m.__file__) for m in (serializers, rendering)}
+    assert served <= {
+        Path(importlib.import_module(name).__file__) for name in rendering.FORMAT_MODULES
+    }
+
+
 def test_a_load_renders_every_food(sr28_small):
     version = rendering.current_version()
-    assert FoodRendering.objects.filter(version=version).count() == Food.objects.count()
+    current = FoodRendering.objects.filter(version=version, format=rendering.render_format())
+    assert current.count() == Food.objects.count()
     Food.objects.filter(public_id="sr28-01001").delete()
     assert rendering.render_all() == Food.objects.count()
     assert FoodRendering.objects.count() == Food.objects.count()  # the old rows are gone
