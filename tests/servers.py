@@ -35,7 +35,14 @@ def test_database_url() -> str:
 
 
 def server_env(**extra: str) -> dict[str, str]:
-    """The environment a server process needs to share this test run's state."""
+    """The environment a server process needs to share this test run's state.
+
+    The server's usage flusher thread is off (``METER_FLUSH_SECONDS=0``) unless a test
+    sets it: a server outlives the tests of its module, and a flush writing history in
+    the background while a test's teardown truncates the tables deadlocks on PostgreSQL
+    (its insert's foreign-key check against TRUNCATE's locks), failing that teardown.
+    The tests of the flusher itself (tests/faults, tests/metering/test_server.py) set it.
+    """
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(
         DATABASE_URL=test_database_url(),
@@ -44,6 +51,7 @@ def server_env(**extra: str) -> dict[str, str]:
         ALLOWED_HOSTS="127.0.0.1,localhost",
         DEBUG="0",
         SECURE_COOKIES="0",
+        METER_FLUSH_SECONDS="0",
     )
     if settings.REDIS_URL:
         env["REDIS_URL"] = settings.REDIS_URL
