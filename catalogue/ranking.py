@@ -34,9 +34,11 @@ BRANDED = "branded"
 THIN_PANEL = 6
 BASIC_FORMS = frozenset({"raw", "nfs", "plain"})
 _SEGMENTS = re.compile(r"[,;()]")
-# Look-alikes: same words, same data-type group, and these amounts per 100 g equal
-# once rounded to the step (energy to 5 kcal, the macronutrients to 1 g).
-_VARIANT_STEPS = (("energy_kcal", 5.0), ("protein_g", 1.0), ("fat_g", 1.0), ("carbohydrate_g", 1.0))
+# Look-alikes: same words, same data type, and these amounts per 100 g equal once
+# rounded to the step. Energy is left out: it follows from the macronutrients (4/9/4
+# kcal per g), and on product labels it is what differs between copies of one product
+# (one record without it, "357" beside "361" from a label rounded per serving).
+_VARIANT_STEPS = (("protein_g", 1.0), ("fat_g", 1.0), ("carbohydrate_g", 1.0))
 
 
 def data_type_group(data_type: str) -> int:
@@ -61,8 +63,10 @@ def quality(*, data_type: str, name: str, headlines: Mapping[str, Any]) -> int:
 def variant_key(*, search_name: str, data_type: str, headlines: Mapping[str, Any]) -> str:
     """16 hex digits equal for foods a person cannot tell apart in a list: the same
     words (case and punctuation aside), the same data type (SR28 and the FDC table's
-    SR Legacy rows are both ``sr_legacy``), and the same energy, protein, fat and
-    carbohydrate per 100 g once rounded (``_VARIANT_STEPS``)."""
+    SR Legacy rows are both ``sr_legacy``), and the same protein, fat and carbohydrate
+    per 100 g once rounded to 1 g (``_VARIANT_STEPS``; energy, which follows from them,
+    is left out: a copy of a branded product without it, or with a label's rounding of
+    it, is still the same product)."""
     amounts = []
     for column, step in _VARIANT_STEPS:
         value = headlines.get(column)

@@ -5,7 +5,7 @@ show one of them, whose ``variant_count`` is the group's size, and hide the othe
 
 The shown food is the best ranked (lowest ``rank_quality``), then an SR28 record
 (every nutrient USDA measured, with portions) before the FDC table's copy of it, then
-the lowest row id.
+one whose energy is given before a copy without it, then the lowest row id.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ _GROUPS = """
     SELECT id, CASE WHEN row_number() OVER w = 1 THEN count(*) OVER w ELSE 0 END AS n
     FROM catalogue_food WHERE variant_key IS NOT NULL
     WINDOW w AS (PARTITION BY variant_key, market_id
-                 ORDER BY coalesce(rank_quality, 31), source <> 'sr28', id
+                 ORDER BY coalesce(rank_quality, 31), source <> 'sr28', energy_kcal IS NULL, id
                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 """
 

@@ -116,6 +116,38 @@ def test_same_name_with_different_nutrients_stays_apart(lookalikes, taster):
     assert all(row["variants"] is None for row in shown)
 
 
+def test_copies_of_a_product_without_energy_or_rounded_otherwise_collapse(lookalikes, taster):
+    # Six real "Cheerios Cereal" rows: two servings, each once without its energy and
+    # once with it (357 and 361 kcal), and two formulations that differ in fat.
+    body = taster.get("/v1/foods", {"q": "cheerios"}).json()
+    shown = [(row["serving"]["description"], row["variants"]) for row in body["data"]]
+    assert len(shown) == 4 and body["meta"]["total"] == 4
+    by_serving = {description: variant for description, variant in shown}
+    assert by_serving["1 Bowl (28g)"]["count"] == 2
+    assert by_serving["1 container (36g)"]["count"] == 2
+    assert by_serving["1 1/2 cup"] is None and by_serving["1 1/2 cup (age 4+ years)"] is None
+    # The copy that gives its energy is the one shown; the list holds both.
+    bowl = next(row for row in body["data"] if row["serving"]["description"] == "1 Bowl (28g)")
+    assert bowl["nutrients_per_100g"]["energy_kcal"] == 357.0
+    listed = taster.get(bowl["variants"]["list"]).json()["data"]
+    assert sorted(str(row["nutrients_per_100g"]["energy_kcal"]) for row in listed) == [
+        "357.0",
+        "None",
+    ]
+
+
+def test_the_look_alike_key_ignores_energy_but_not_the_macronutrients():
+    def key(**amounts: float | None) -> str:
+        return ranking.variant_key(search_name="cheerios cereal", data_type="branded",
+                                   headlines=amounts)  # fmt: skip
+
+    same = key(energy_kcal=357.0, protein_g=10.71, fat_g=7.14, carbohydrate_g=71.43)
+    assert key(energy_kcal=None, protein_g=10.71, fat_g=7.14, carbohydrate_g=71.43) == same
+    assert key(energy_kcal=361.0, protein_g=11.11, fat_g=6.94, carbohydrate_g=71.4) == same
+    assert key(energy_kcal=357.0, protein_g=10.71, fat_g=6.41, carbohydrate_g=71.43) != same
+    assert key(energy_kcal=357.0, protein_g=None, fat_g=7.14, carbohydrate_g=71.43) != same
+
+
 def test_a_food_written_after_a_load_is_grouped_by_the_next_refresh(lookalikes, taster):
     original = Food.objects.get(public_id="sr28-09040")
     FoodFactory(name="Bananas, raw", market=original.market, nutrients=original.nutrients)
