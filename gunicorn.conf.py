@@ -31,8 +31,12 @@ Choices:
   gthread 5 x 4 served record/search/filtered/pgraw at 210/174/163/189 requests/s,
   sync 5 x 1 at 145/90/76/120 (no keep-alive: every request opens a connection, and a
   worker waiting on PostgreSQL serves nobody else), gthread 2 x 8 at 269/249/148/198
-  with a worse p99 (one busy process holds half the threads behind its GIL). gthread
-  5 x 4 stays: sync is clearly worse, and 2 x 8 is not clearly better on this machine.
+  with a worse p99 (one busy process holds half the threads behind its GIL). On a
+  quiet machine (2026-11-25, same command) sync 5 x 1 and gthread 5 x 4 served the same
+  within noise (record 1,895 vs 1,817 requests/s, both 94 % of pgraw; sync with the
+  lower p99) and gthread 2 x 8 was bimodal again. gthread 5 x 4 stays: it is as fast
+  when the cores are free, clearly faster when they are busy, keeps client connections
+  alive, and overlaps the waits on a PostgreSQL or Redis reached over a network.
 - **Timeouts.** 30 s for a silent worker, 30 s of grace on ``SIGTERM`` / ``SIGHUP``.
   Keep-alive 75 s: longer than the proxy's idle timeout (60 s for nginx upstream
   keep-alive and for AWS load balancers), so the proxy always closes first and never

@@ -3,7 +3,12 @@ per-serving values, on real SR28 and FDC rows (tests/catalogue/data), both backe
 
 from __future__ import annotations
 
+import importlib
+from types import SimpleNamespace
+
 import pytest
+from django.db import connection
+from django.db.models import Q
 
 from catalogue import ranking, spelling, text, variants
 from catalogue.importers.load import catalogue_load
@@ -146,6 +151,26 @@ def test_the_look_alike_key_ignores_energy_but_not_the_macronutrients():
     assert key(energy_kcal=361.0, protein_g=11.11, fat_g=6.94, carbohydrate_g=71.4) == same
     assert key(energy_kcal=357.0, protein_g=10.71, fat_g=6.41, carbohydrate_g=71.43) != same
     assert key(energy_kcal=357.0, protein_g=None, fat_g=7.14, carbohydrate_g=71.43) != same
+
+
+def test_migration_0010_rekeys_a_loaded_catalogue_and_regroups_it(lookalikes, taster):
+    # A database loaded before 0010 holds keys that counted energy: stand them in with
+    # stale keys, each food on its own, and run the migration's step on it.
+    Food.objects.update(variant_key=None, variant_count=1)
+    Food.objects.filter(name="Cheerios Cereal").update(variant_key="stale")
+    migration = importlib.import_module("catalogue.migrations.0010_variant_key_macros")
+    migration.rekey(None, SimpleNamespace(connection=connection))
+    assert not Food.objects.filter(Q(variant_key="stale") | Q(variant_key=None)).exists()
+    for food in Food.objects.all():
+        assert food.variant_key == ranking.variant_key(
+            search_name=food.search_name, data_type=food.data_type,
+            headlines={"protein_g": food.protein_g, "fat_g": food.fat_g,
+                       "carbohydrate_g": food.carbohydrate_g},
+        )  # fmt: skip
+    cheerios = Food.objects.filter(name="Cheerios Cereal")
+    assert sorted(cheerios.values_list("variant_count", flat=True)) == [0, 0, 1, 1, 2, 2]
+    body = taster.get("/v1/foods", {"q": "cheerios"}).json()
+    assert body["meta"]["total"] == 4
 
 
 def test_a_food_written_after_a_load_is_grouped_by_the_next_refresh(lookalikes, taster):
