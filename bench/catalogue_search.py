@@ -43,7 +43,7 @@ ONE_WORD = [
 PREFIXES = ["chick", "choc", "straw"]  # words being typed: few phrase matches
 # Misspellings: the search falls back to the closest vocabulary words (issue 12).
 TYPOS = ["bananna", "brocoli", "mozarella", "avacado", "mlik", "spagetti", "cinamon",
-         "chiken breast", "peanut buter", "zuchini"]  # fmt: skip
+         "chiken breast", "peanut buter", "zuchini", "peanutbutter"]  # fmt: skip
 TWO_WORDS = [
     "peanut butter", "chicken breast", "whole milk", "dark chocolate", "greek yogurt",
     "orange juice", "brown rice", "ground beef", "cheddar cheese", "ice cream",
@@ -338,8 +338,9 @@ def write_results(loads: list[str], figures: list[str], plans: list[str]) -> Non
         "informative (no target): words being typed, whose deep pages lie past the phrase "
         "matches, so every other match is ranked. The misspelling row (issue 12) is a search "
         "whose words match (almost) nothing, its correction (catalogue.spelling: a vocabulary "
-        "look-up, pg_trgm candidates, maybe the words one edit away) and the corrected "
-        "search. Record by id is the read `GET /v1/foods/{id}` makes since issue 13 (the food "
+        "look-up, pg_trgm candidates, maybe the words one edit away or a split of two words "
+        "run together) and the corrected search. Record by id is the read "
+        "`GET /v1/foods/{id}` makes since issue 13 (the food "
         "and its pre-rendered bytes in one raw query, without the worker's memory); the "
         "whole-view-stack rows repeat the same requests, so they are mostly answered from "
         "that memory.",

@@ -129,3 +129,12 @@ MISSPELLINGS: list[tuple[str, str]] = [
     ("jalepeno", r"\bjalape"),
     ("sandwhich", r"\bsandwich"),
 ]
+# A missing space (found trying the service as a new user, 2026-11-25). Split only into
+# words 50+ foods hold (catalogue.spelling.COMMON): the full catalogue's vocabulary.
+JOINED: list[tuple[str, str]] = [
+    ("peanutbutter", r"\bpeanut butter"),
+    ("icecream", r"\bice cream"),
+    ("sweetpotato", r"\bsweet potato"),
+    ("orangejuice", r"\borange juice"),
+]
+MISSPELLINGS += JOINED

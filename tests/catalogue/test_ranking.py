@@ -243,6 +243,34 @@ def test_a_rare_word_yields_to_a_far_more_common_neighbour(db):
     assert spelling.correct("mozzarella") is None
 
 
+@pytest.fixture
+def common_pairs(db: None) -> None:
+    """Enough foods that "ice", "cream", "peanut" and "butter" are common words."""
+    market = MarketFactory(code="US")
+    for n in range(spelling.COMMON):
+        FoodFactory(name=f"Ice cream, vanilla, lot {n}", market=market)
+        FoodFactory(name=f"Peanut butter, smooth, lot {n}", market=market)
+    FoodFactory(name="PEANUTBUTTER MOUNTAIN MIX", data_type="branded", market=market)
+    FoodFactory(name="Corn, sweet, raw", market=market)
+    FoodFactory(name="Bread, white", market=market)
+
+
+def test_two_common_words_run_together_are_split(common_pairs, taster):
+    assert spelling.correct("icecream") == "ice cream"  # unknown
+    assert spelling.correct("peanutbutter") == "peanut butter"  # one branded name holds it
+    assert spelling.correct("vanilla icecream") == "vanilla ice cream"
+    body = taster.get("/v1/foods", {"q": "icecream"}).json()
+    assert body["meta"]["corrected_q"] == "ice cream"
+    assert body["data"] and all(row["name"].startswith("Ice cream") for row in body["data"])
+
+
+def test_a_word_is_not_split_into_rare_words(common_pairs):
+    assert spelling.split("cornbread", minimum=spelling.COMMON) is None  # 1 food each
+    assert spelling.correct("cornbread") is None
+    assert spelling.split("icecream", minimum=spelling.COMMON + 1) is None
+    assert spelling.split("ice", minimum=1) is None  # no halves of 3+ letters
+
+
 def test_pages_of_a_corrected_search_keep_the_correction(judged, taster):
     first = taster.get("/v1/foods", {"q": "bananna", "page_size": 2}).json()
     second = taster.get(first["links"]["next"]).json()
