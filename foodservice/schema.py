@@ -32,7 +32,7 @@ from drf_spectacular.utils import (
 )
 
 from foodservice.problem_docs import PROBLEM_DOCS, ProblemDoc
-from foodservice.problems import PROBLEM_CONTENT_TYPE, Problem, all_problem_types
+from foodservice.problems import PROBLEM_CONTENT_TYPE, Problem, UriTooLong, all_problem_types
 
 # --- components registered by the apps' schema modules ------------------------------
 _COMPONENTS: dict[str, dict[str, Any]] = {}
@@ -244,16 +244,9 @@ def conditional_headers() -> list[OpenApiParameter]:
 
 
 def uri_too_long() -> dict[tuple[int, str], OpenApiResponse]:
-    """The HTTP server's own answer to a request line over its limit (gunicorn: 4,094
-    bytes). It comes before the application, so it is not a problem object."""
-    return {
-        (414, "text/html"): OpenApiResponse(
-            response={"type": "string"},
-            description="URI Too Long, from the HTTP server in front of the API: the "
-            "request line is over its limit (4,094 bytes behind gunicorn). Not a problem "
-            "object. Shorten the query; long searches rarely help.",
-        )
-    }
+    """The HTTP server's own answer to a request line over its limit (gunicorn: 8,190
+    bytes): a problem object like every other answer (foodservice.gunicorn_workers)."""
+    return problem_responses(UriTooLong)
 
 
 def not_modified() -> dict[int, OpenApiResponse]:

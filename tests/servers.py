@@ -60,14 +60,19 @@ def server_env(**extra: str) -> dict[str, str]:
 
 
 @contextmanager
-def gunicorn(*, workers: int = 2, threads: int = 1, **env: str) -> Iterator[str]:
-    """Run gunicorn on a free port with this run's database and Redis; yields the base
-    URL once it answers, and stops it afterwards."""
-    port = free_port()
+def gunicorn(
+    *, workers: int = 2, threads: int = 1, config: bool = False, port: int = 0, **env: str
+) -> Iterator[str]:
+    """Run gunicorn on a free port (or ``port``) with this run's database and Redis;
+    yields the base URL once it answers, and stops it afterwards. ``config``: read
+    ``gunicorn.conf.py`` as ``make serve-prod`` does (its workers, limits, timeouts), only
+    the address, workers, threads and log level given on the command line."""
+    port = port or free_port()
     command = [
         sys.executable,
         "-m",
         "gunicorn",
+        *(["--config", str(ROOT / "gunicorn.conf.py")] if config else []),
         "foodservice.wsgi:application",
         "--bind",
         f"127.0.0.1:{port}",
@@ -77,8 +82,7 @@ def gunicorn(*, workers: int = 2, threads: int = 1, **env: str) -> Iterator[str]
         str(threads),
         "--log-level",
         "warning",
-        "--timeout",
-        "30",
+        *([] if config else ["--timeout", "30"]),
     ]
     process = subprocess.Popen(command, cwd=ROOT, env=server_env(**env))
     base = f"http://127.0.0.1:{port}"
