@@ -151,7 +151,8 @@ RATELIMIT_HEADERS: dict[str, tuple[dict[str, Any], str]] = {
     "RateLimit-Reset": (
         _integer(0),
         "Seconds until allowance next frees up: the top of the next hour on a rolling "
-        "day (Taster), the renewal on a billing period.",
+        "day (Taster), the renewal on a billing period; with nothing left, when a request "
+        "is admitted again (on the quota 429: the same as Retry-After).",
     ),
     "X-RateLimit-Reset": (_integer(0), "The moment of RateLimit-Reset, as Unix time."),
     "RateLimit-Policy": (
