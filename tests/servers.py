@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -98,11 +100,45 @@ def gunicorn(
             process.wait()
 
 
+NGINX = "/usr/sbin/nginx"
+
+
+@contextmanager
+def nginx(upstream: str, *, base_url: str = "http://127.0.0.1:8000") -> Iterator[str]:
+    """Run nginx from ``deploy/nginx.conf.template`` on a free port in front of
+    ``upstream`` (a base URL such as ``gunicorn()`` yields); yields nginx's base URL once
+    it answers, and stops it afterwards."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="fs-nginx-") as prefix:
+        values = {
+            "LISTEN": f"127.0.0.1:{port}",
+            "UPSTREAM": upstream.removeprefix("http://"),
+            "PREFIX": prefix,
+            "BASE_URL": base_url,
+        }
+        text = (ROOT / "deploy" / "nginx.conf.template").read_text()
+        conf = Path(prefix) / "nginx.conf"
+        conf.write_text(re.sub(r"\$\{(\w+)\}", lambda m: values.get(m[1], m[0]), text))
+        command = [NGINX, "-p", prefix, "-e", "stderr", "-c", str(conf), "-g", "daemon off;"]
+        process = subprocess.Popen(command)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait_until_up(base, process)
+            yield base
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 def _wait_until_up(base: str, process: subprocess.Popen, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {process.returncode}")
+            raise RuntimeError(f"{process.args[0]} exited with {process.returncode}")
         try:
             urllib.request.urlopen(f"{base}/v1/market", timeout=1)
         except urllib.error.HTTPError:
@@ -111,7 +147,7 @@ def _wait_until_up(base: str, process: subprocess.Popen, timeout: float = 30) ->
             time.sleep(0.1)
             continue
         return
-    raise RuntimeError("gunicorn did not start in time")
+    raise RuntimeError(f"{process.args[0]} did not start in time")
 
 
 def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:

@@ -15,7 +15,7 @@ from accounts.models import Account
 from foodservice import gunicorn_workers
 from keys.services import key_create
 from tests.factories import AccountFactory
-from tests.servers import gunicorn
+from tests.servers import gunicorn, nginx
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
 
@@ -48,6 +48,49 @@ def problem(headers: dict[str, str], body: bytes) -> dict:
 def server(django_db_setup: None, django_db_blocker: object) -> Iterator[str]:
     with gunicorn(workers=1, threads=2, config=True) as base:
         yield base
+
+
+@pytest.fixture(scope="module")
+def proxied(server: str) -> Iterator[str]:
+    """nginx from deploy/nginx.conf.template in front of ``server``."""
+    with nginx(server) as base:
+        yield base
+
+
+@pytest.mark.parametrize("length", [9_000, 20_000])
+def test_behind_nginx_a_long_request_line_is_a_414_problem(proxied, length):
+    target = "/v1/foods?q=" + "a" * length  # 9,000: gunicorn answers; 20,000: nginx
+    status, headers, body = exchange(
+        proxied, f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    )
+    assert status == 414
+    assert problem(headers, body)["type"] == "/problems/uri-too-long"
+
+
+def test_behind_nginx_no_host_and_huge_headers_are_problems(proxied):
+    status, headers, body = exchange(proxied, b"GET /v1/market HTTP/1.1\r\n\r\n")
+    assert status == 400 and problem(headers, body)["type"] == "/problems/malformed-request"
+    huge = "X-Big: " + "b" * 20_000
+    status, headers, body = exchange(
+        proxied, f"GET /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\n{huge}\r\n\r\n".encode()
+    )
+    assert status == 431
+    assert problem(headers, body)["type"] == "/problems/header-fields-too-large"
+
+
+def test_behind_nginx_a_chunked_put_body_is_read(proxied):
+    account = AccountFactory(market="")
+    _, secret = key_create(account=account, label="chunked")
+    payload = b'{"market": "US"}'
+    chunks = b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload)
+    status, _headers, body = exchange(
+        proxied,
+        b"PUT /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + secret.encode()
+        + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+        b"Connection: close\r\n\r\n" + chunks,
+    )  # fmt: skip
+    assert status == 200, body
+    assert Account.objects.get(pk=account.pk).market == "US"
 
 
 def test_a_9000_byte_request_line_is_a_414_problem(server):
