@@ -9,8 +9,9 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from catalogue import rendering, variants
+from catalogue import rendering
 from catalogue.importers import fdc, ifct, sr28
+from catalogue.importers.changes import Changes
 from catalogue.importers.progress import Progress
 from catalogue.importers.records import FoodRecord, Skipped
 from catalogue.importers.writer import Writer, deferred_indexes
@@ -48,16 +49,24 @@ def catalogue_load(
     vendored file), at most ``limit`` foods.
 
     Runs in one transaction: the catalogue shows either the whole load or none of it.
-    Malformed rows go to ``on_skip`` and are left out; they never abort the load.
+    Malformed rows go to ``on_skip`` and are left out; they never abort the load. Then
+    only the foods the load changed (new, updated, regrouped) are rendered again, or
+    every food when a nutrient's or category's definition changed. ``progress`` hears
+    of each phase: read (parse and write), group, index, render.
     """
     started = time.monotonic()
+    progress = progress or Progress(None)
     reader = _reader(source, path)
     skipped = 0
+    definitions = rendering.definitions_version()
+    changes = Changes()
     with transaction.atomic():
-        with deferred_indexes() as fresh:
-            writer = Writer(fresh=fresh)
+        changes.begin()
+        with deferred_indexes(file_size=reader.lines.size) as fresh:
+            writer = Writer(fresh=fresh, changes=changes)
             writer.nutrients(reader.nutrient_defs(), authoritative=source == "sr28")
             loaded = 0
+            progress.start("read", total=reader.lines.size)
             for item in reader.records():
                 if isinstance(item, Skipped):
                     skipped += 1
@@ -67,16 +76,23 @@ def catalogue_load(
                     break
                 writer.add(item)
                 loaded += 1
-                if progress and loaded % 1000 == 0:
-                    progress.update(
-                        done=reader.lines.bytes_read, total=reader.lines.size, rows=loaded
-                    )
+                if loaded % 1000 == 0:
+                    progress.update(done=reader.lines.bytes_read, rows=loaded)
             writer.flush()
-        # Look-alike groups may have gained or lost members (indexes built by now).
-        variants.refresh()
-    if progress:
-        progress.update(done=reader.lines.size, total=reader.lines.size, rows=loaded, final=True)
-    if connection.vendor == "postgresql":
+            counts = writer.counts
+            progress.finish(
+                rows=loaded,
+                note=f"{counts['inserted']:,} new, {counts['updated']:,} changed, "
+                f"{counts['unchanged']:,} unchanged; writing took {writer.seconds:.1f}s",
+            )
+            progress.start("group")
+            regrouped = changes.regroup()  # look-alike groups the load touched
+            progress.finish(rows=regrouped, note="look-alike counts changed")
+            progress.start("index")
+            touched = changes.finish()  # phrase rows and words of the touched foods
+        # (leaving deferred_indexes: the indexes it dropped are built again)
+        progress.finish(rows=len(touched), note="foods touched")
+    if connection.vendor == "postgresql" and touched:
         # Fresh statistics for the planner, and a visibility map so that scans of the
         # phrase index stay index-only (catalogue/search.py).
         with connection.cursor() as cursor:
@@ -84,9 +100,17 @@ def catalogue_load(
             vacuum = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
             cursor.execute(f"{vacuum} catalogue_food, catalogue_food_phrase, catalogue_word")
     catalogue_cache_forget()
-    # The responses of every food, rendered once now rather than by the first reads.
-    rendering.render_all()
-    counts = writer.counts
+    # The responses of the changed foods, rendered once now rather than by the first
+    # reads (every food when what all renderings show changed).
+    progress.start("render", total=None)
+    if rendering.definitions_version() != definitions:
+        rendered = rendering.render_all(on_batch=lambda done: progress.update(done=done, rows=done))
+    else:
+        progress.total = len(touched)
+        rendered = rendering.render_ids(
+            touched, on_batch=lambda done: progress.update(done=done, rows=done)
+        )
+    progress.finish(rows=rendered, note="foods rendered")
     return LoadReport(
         source=source,
         inserted=counts["inserted"],
