@@ -61,6 +61,12 @@ def refresh(*, touched: Changes | None = None) -> int:
             f"SELECT g.id, g.n FROM ({groups}) g JOIN catalogue_food f ON f.id = g.id "
             "WHERE f.variant_count IS NULL OR f.variant_count <> g.n"
         )
+        cursor.execute("SELECT EXISTS (SELECT 1 FROM catalogue_load_counts)")
+        if not cursor.fetchone()[0]:  # no statement: workers keep what they hold
+            cursor.execute("DROP TABLE catalogue_load_counts")
+            if touched is not None:
+                cursor.execute("DROP TABLE catalogue_load_groups")
+            return 0
         if touched is not None:
             touched.snapshot_query(
                 "SELECT id FROM catalogue_load_counts WHERE id <= %s", [touched.max_id]

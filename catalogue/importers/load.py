@@ -28,11 +28,13 @@ class LoadReport:
     unchanged: int
     skipped: int
     seconds: float
+    rendered: int = 0
 
     def summary(self) -> str:
         return (
             f"{self.source}: {self.inserted:,} inserted, {self.updated:,} updated, "
-            f"{self.unchanged:,} unchanged, {self.skipped:,} skipped in {self.seconds:.1f}s"
+            f"{self.unchanged:,} unchanged, {self.skipped:,} skipped, {self.rendered:,} "
+            f"rendered in {self.seconds:.1f}s"
         )
 
 
@@ -118,6 +120,7 @@ def catalogue_load(
         unchanged=counts["unchanged"],
         skipped=skipped,
         seconds=time.monotonic() - started,
+        rendered=rendered,
     )
 
 
