@@ -179,7 +179,7 @@ class CatalogueVersion(models.Model):
     whatever made it (a load's COPY, the admin, a factory). Row 1 (migration 0008)
     grows with every change to the catalogue's foods, nutrients and categories: workers
     poll it to drop the bytes they keep in memory. Row 2 (migration 0011, the
-    *definitions*) grows with changes to nutrients and categories only: a
+    *definitions*) grows with updates and deletes of nutrients and categories only: a
     ``FoodRendering`` made under an older row 2 is never served."""
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1)

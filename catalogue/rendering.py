@@ -42,6 +42,8 @@ import functools
 import hashlib
 import importlib
 import logging
+import multiprocessing
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -268,17 +270,51 @@ def render_foods(food_ids: Iterable[int]) -> dict[int, Rendering]:
     return {r.food_id: r for r in renderings}
 
 
+# A render of more foods than this, outside a transaction, is shared among processes.
+PARALLEL_FROM = 20_000
+PARALLEL_CHUNK = 5_000
+
+
 def render_ids(
     food_ids: Iterable[int],
     *,
     batch: int = RENDER_BATCH,
     on_batch: Callable[[int], None] = lambda done: None,
+    processes: int | None = None,
 ) -> int:
     """Render and store the foods ``food_ids`` (a load's changed foods), ``batch`` at a
     time, each batch its own transaction; ``on_batch`` gets the number done so far.
-    Returns how many were rendered."""
-    version = definitions_version()
+    Returns how many were rendered.
+
+    Rendering is Python work (~0.35 ms a food): from ``PARALLEL_FROM`` foods, outside a
+    transaction, on PostgreSQL, it is shared among ``processes`` forked processes
+    (default: one per CPU), each with its own connection."""
     ids = list(food_ids)
+    processes = processes or os.cpu_count() or 1
+    parallel = (
+        processes > 1
+        and len(ids) >= PARALLEL_FROM
+        and connection.vendor == "postgresql"
+        and not connection.in_atomic_block
+    )
+    if not parallel:
+        return _render_ids(ids, batch=batch, on_batch=on_batch)
+    chunks = [ids[i : i + PARALLEL_CHUNK] for i in range(0, len(ids), PARALLEL_CHUNK)]
+    connections.close_all()  # the children open their own; never share a socket
+    done = 0
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        for count in pool.imap_unordered(_render_chunk, chunks):
+            done += count
+            on_batch(done)
+    return done
+
+
+def _render_chunk(ids: list[int]) -> int:
+    return _render_ids(ids, batch=RENDER_BATCH, on_batch=lambda done: None)
+
+
+def _render_ids(ids: list[int], *, batch: int, on_batch: Callable[[int], None]) -> int:
+    version = definitions_version()
     done = 0
     for start in range(0, len(ids), batch):
         renderings = list(_render(ids[start : start + batch], version))

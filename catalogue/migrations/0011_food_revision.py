@@ -5,10 +5,13 @@
   admin, a factory). A ``catalogue_foodrendering`` row stores the revision it was
   rendered from and is served only while it equals the food's.
 - ``catalogue_catalogueversion`` row 2: the *definitions* version, bumped by every
-  change to ``catalogue_nutrient`` or ``catalogue_category`` (what every rendering
-  shows besides its food: nutrient names and units, category names). A rendering stores
-  it as ``version``. Row 1 still grows with every change to any of the three tables:
-  it is what workers poll to drop the bytes they keep in memory.
+  update or delete of ``catalogue_nutrient`` or ``catalogue_category`` rows (what every
+  rendering shows besides its food: nutrient names and units, category names). A
+  rendering stores it as ``version``. Inserts do not bump it: a new nutrient or
+  category is shown only by the foods written with it (a load writes the definitions
+  first), which are rendered anyway. Row 1 still grows with every change to any of
+  the three tables (0008's triggers): workers poll it to drop the bytes they keep in
+  memory.
 
 Row 2 starts at row 1's current value, so the renderings of the current catalogue stay
 valid (every food's revision starts at 0, as do the stored renderings'): nothing is
@@ -21,15 +24,13 @@ remakes that table must run ``SQLITE_REVISION`` again (as for _fts.py and 0008's
 from django.db import migrations, models
 
 DEFINITION_TABLES = ("catalogue_nutrient", "catalogue_category")
-BUMP_BOTH = (
-    "INSERT INTO catalogue_catalogueversion (id, n) VALUES (1, 0), (2, 0) "
-    "ON CONFLICT (id) DO NOTHING; "
-    "UPDATE catalogue_catalogueversion SET n = n + 1 WHERE id IN (1, 2);"
+BUMP_DEFINITIONS = (
+    "INSERT INTO catalogue_catalogueversion (id, n) VALUES (2, 0) ON CONFLICT (id) DO NOTHING; "
+    "UPDATE catalogue_catalogueversion SET n = n + 1 WHERE id = 2;"
 )
-SQLITE_BUMP_BOTH = (
-    "INSERT OR IGNORE INTO catalogue_catalogueversion (id, n) VALUES (1, 0); "
+SQLITE_BUMP_DEFINITIONS = (
     "INSERT OR IGNORE INTO catalogue_catalogueversion (id, n) VALUES (2, 0); "
-    "UPDATE catalogue_catalogueversion SET n = n + 1 WHERE id IN (1, 2);"
+    "UPDATE catalogue_catalogueversion SET n = n + 1 WHERE id = 2;"
 )
 START_DEFINITIONS = (
     "INSERT INTO catalogue_catalogueversion (id, n) "
@@ -52,25 +53,19 @@ POSTGRES_FORWARD = [
     f"""
     CREATE FUNCTION catalogue_definitions_bump() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-        {BUMP_BOTH}
+        {BUMP_DEFINITIONS}
         RETURN NULL;
     END $$
     """,
-    *(f"DROP TRIGGER IF EXISTS {table}_version ON {table}" for table in DEFINITION_TABLES),
     *(
-        f"CREATE TRIGGER {table}_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {table} "
+        f"CREATE TRIGGER {table}_definitions AFTER UPDATE OR DELETE OR TRUNCATE ON {table} "
         "FOR EACH STATEMENT EXECUTE FUNCTION catalogue_definitions_bump()"
         for table in DEFINITION_TABLES
     ),
     START_DEFINITIONS + " ON CONFLICT (id) DO NOTHING",
 ]
 POSTGRES_BACKWARD = [
-    *(f"DROP TRIGGER IF EXISTS {table}_version ON {table}" for table in DEFINITION_TABLES),
-    *(
-        f"CREATE TRIGGER {table}_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {table} "
-        "FOR EACH STATEMENT EXECUTE FUNCTION catalogue_version_bump()"
-        for table in DEFINITION_TABLES
-    ),
+    *(f"DROP TRIGGER IF EXISTS {table}_definitions ON {table}" for table in DEFINITION_TABLES),
     "DROP FUNCTION IF EXISTS catalogue_definitions_bump()",
     "DROP TRIGGER IF EXISTS catalogue_food_revision ON catalogue_food",
     "DROP FUNCTION IF EXISTS catalogue_food_revise()",
@@ -91,15 +86,10 @@ SQLITE_FORWARD = [
     "ALTER TABLE catalogue_foodrendering ADD COLUMN revision bigint NOT NULL DEFAULT 0",
     *SQLITE_REVISION,
     *(
-        f"DROP TRIGGER IF EXISTS {table}_version_{event[0].lower()}"
+        f"CREATE TRIGGER {table}_definitions_{event[0].lower()} AFTER {event} ON {table} "
+        f"BEGIN {SQLITE_BUMP_DEFINITIONS} END"
         for table in DEFINITION_TABLES
-        for event in ("INSERT", "UPDATE", "DELETE")
-    ),
-    *(
-        f"CREATE TRIGGER {table}_version_{event[0].lower()} AFTER {event} ON {table} "
-        f"BEGIN {SQLITE_BUMP_BOTH} END"
-        for table in DEFINITION_TABLES
-        for event in ("INSERT", "UPDATE", "DELETE")
+        for event in ("UPDATE", "DELETE")
     ),
     "INSERT OR IGNORE INTO catalogue_catalogueversion (id, n) "
     "SELECT 2, COALESCE((SELECT n FROM catalogue_catalogueversion WHERE id = 1), 1)",

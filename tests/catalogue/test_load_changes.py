@@ -240,3 +240,12 @@ def test_the_command_prints_its_phases_and_a_json_summary(db):
     assert phases == ["read", "group", "index", "render"]
     summary = json.loads(out.getvalue())
     assert summary["source"] == "sr28" and summary["inserted"] == 20 and summary["rendered"] == 20
+
+
+def test_a_small_source_onto_a_loaded_catalogue_renders_its_own_foods_only(db):
+    _load(["sr28", "fdc"])
+    before = {r.food_id: (r.revision, r.etag) for r in FoodRendering.objects.all()}
+    report = catalogue_load(source="ifct", path=SOURCES["ifct"])  # new nutrients, categories
+    assert report.inserted > 0 and report.rendered == report.inserted
+    after = {r.food_id: (r.revision, r.etag) for r in FoodRendering.objects.all()}
+    assert {i: after[i] for i in before} == before
