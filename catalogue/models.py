@@ -209,3 +209,21 @@ class FoodRendering(models.Model):
 
     def __str__(self) -> str:
         return f"rendering of food {self.food_id} (version {self.version})"
+
+
+class SourceLoad(models.Model):
+    """A source's foods per market as its last load left them (issue 28, point 6):
+    written by ``catalogue_load`` at its end, listed by ``GET /v1/sources``."""
+
+    source = models.CharField(max_length=8, choices=Source.choices)
+    market = models.CharField(max_length=2)
+    foods = models.PositiveIntegerField()
+    loaded_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "market"], name="source_load_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.market}: {self.foods} foods"

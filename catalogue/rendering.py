@@ -100,6 +100,7 @@ FORMAT_MODULES = (
     "catalogue.nutrients",
     "catalogue.conditional",
     "catalogue.models",
+    "catalogue.sources",
     __name__,
 )
 

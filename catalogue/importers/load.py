@@ -5,9 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from django.db import connection, transaction
+from django.db.models import Count
+from django.utils import timezone
 
 from catalogue import rendering
 from catalogue.importers import fdc, ifct, sr28
@@ -15,6 +18,7 @@ from catalogue.importers.changes import Changes
 from catalogue.importers.progress import Progress
 from catalogue.importers.records import FoodRecord, Skipped
 from catalogue.importers.writer import Writer, deferred_indexes
+from catalogue.models import Food, SourceLoad
 from catalogue.selectors import catalogue_cache_forget
 
 SOURCES = ("sr28", "fdc", "ifct")
@@ -45,6 +49,7 @@ def catalogue_load(
     limit: int | None = None,
     progress: Progress | None = None,
     on_skip: Callable[[Skipped], None] = lambda skipped: None,
+    now: Callable[[], datetime] = timezone.now,
 ) -> LoadReport:
     """Loads ``source`` ("sr28": a directory of SR28 files; "fdc": fooddata.csv; "ifct":
     the IFCT 2017 compositions CSV) from ``path`` or the installed package (IFCT: the
@@ -54,7 +59,8 @@ def catalogue_load(
     Malformed rows go to ``on_skip`` and are left out; they never abort the load. Then
     only the foods the load changed (new, updated, regrouped) are rendered again, or
     every food when a nutrient's or category's definition changed. ``progress`` hears
-    of each phase: read (parse and write), group, index, render.
+    of each phase: read (parse and write), group, index, render. The source's food
+    counts per market are recorded as loaded at ``now()`` (``GET /v1/sources``).
     """
     started = time.monotonic()
     progress = progress or Progress(None)
@@ -113,6 +119,7 @@ def catalogue_load(
             touched, on_batch=lambda done: progress.update(done=done, rows=done)
         )
     progress.finish(rows=rendered, note="foods rendered")
+    source_loads_record(source=source, at=now())
     return LoadReport(
         source=source,
         inserted=counts["inserted"],
@@ -122,6 +129,22 @@ def catalogue_load(
         seconds=time.monotonic() - started,
         rendered=rendered,
     )
+
+
+def source_loads_record(*, source: str, at: datetime) -> None:
+    """Records how many foods of ``source`` each market holds, as loaded ``at``."""
+    counts = dict(
+        Food.objects.filter(source=source)
+        .values("market_id")
+        .annotate(n=Count("id"))
+        .values_list("market_id", "n")
+    )
+    with transaction.atomic():
+        SourceLoad.objects.filter(source=source).exclude(market__in=counts).delete()
+        for market, foods in counts.items():
+            SourceLoad.objects.update_or_create(
+                source=source, market=market, defaults={"foods": foods, "loaded_at": at}
+            )
 
 
 def _reader(source: str, path: Path | None) -> sr28.SR28 | fdc.FDC | ifct.IFCT:

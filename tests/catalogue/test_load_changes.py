@@ -7,6 +7,7 @@ import io
 import json
 import shutil
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -249,3 +250,24 @@ def test_a_small_source_onto_a_loaded_catalogue_renders_its_own_foods_only(db):
     assert report.inserted > 0 and report.rendered == report.inserted
     after = {r.food_id: (r.revision, r.etag) for r in FoodRendering.objects.all()}
     assert {i: after[i] for i in before} == before
+
+
+def test_a_record_names_its_dataset(sr28_small, taster):
+    source = taster.get("/v1/foods/sr28-01001").json()["data"]["source"]
+    assert source["name"] == "sr28" and source["id"] == "01001"
+    assert "Standard Reference" in source["title"] and source["release"].startswith("SR28")
+    assert source["publisher"] and source["licence"] and source["url"].startswith("https://")
+
+
+def test_sources_lists_the_loaded_datasets_per_market_with_counts_and_load_time(db, paid):
+    assert paid.get("/v1/sources").json() == {"data": []}
+    loaded = datetime(2026, 11, 25, 9, 30, tzinfo=UTC)
+    catalogue_load(source="sr28", path=DATA / "sr28", now=lambda: loaded)
+    catalogue_load(source="ifct", path=SOURCES["ifct"], now=lambda: loaded + timedelta(hours=1))
+    data = paid.get("/v1/sources").json()["data"]
+    assert [(s["name"], s["markets"], s["loaded_at"]) for s in data] == [
+        ("ifct", [{"market": "IN", "foods": Food.objects.filter(source="ifct").count()}],
+         "2026-11-25T10:30:00Z"),
+        ("sr28", [{"market": "US", "foods": 20}], "2026-11-25T09:30:00Z"),
+    ]  # fmt: skip
+    assert data[0]["publisher"].startswith("National Institute of Nutrition")
