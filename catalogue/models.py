@@ -219,6 +219,11 @@ class SourceLoad(models.Model):
     market = models.CharField(max_length=2)
     foods = models.PositiveIntegerField()
     loaded_at = models.DateTimeField()
+    # SHA-256 of the files loaded and of the importer code that read them ("" after a
+    # ``--limit`` load), and the rows that load skipped: a load of the same digest
+    # finds nothing changed without reading a row (catalogue.importers.load).
+    digest = models.CharField(max_length=64, blank=True, default="")
+    skipped = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +24,16 @@ from catalogue.models import Food, SourceLoad
 from catalogue.selectors import catalogue_cache_forget
 
 SOURCES = ("sr28", "fdc", "ifct")
+# What turns a source's rows into foods besides its own module (source_digest).
+IMPORTER_MODULES = (
+    "catalogue.importers.records",
+    "catalogue.importers.writer",
+    "catalogue.ranking",
+    "catalogue.text",
+    "catalogue.nutrients",
+)
+# A load touching fewer foods leaves the statistics and the visibility map to autovacuum.
+VACUUM_FROM = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +77,20 @@ def catalogue_load(
     started = time.monotonic()
     progress = progress or Progress(None)
     reader = _reader(source, path)
+    digest = "" if limit is not None else source_digest(reader, source)
+    unchanged = _unchanged_since(source, digest)
+    if unchanged is not None:
+        # The very files and importer code of the last load: nothing can have changed.
+        progress.start("read", total=reader.lines.size)
+        progress.finish(rows=0, note="the files and the importer are those of the last load")
+        return LoadReport(
+            source=source,
+            inserted=0,
+            updated=0,
+            unchanged=unchanged[0],
+            skipped=unchanged[1],
+            seconds=time.monotonic() - started,
+        )
     skipped = 0
     definitions = rendering.definitions_version()
     changes = Changes()
@@ -100,7 +126,7 @@ def catalogue_load(
             touched = changes.finish()  # phrase rows and words of the touched foods
         # (leaving deferred_indexes: the indexes it dropped are built again)
         progress.finish(rows=len(touched), note="foods touched")
-    if connection.vendor == "postgresql" and touched:
+    if connection.vendor == "postgresql" and len(touched) >= VACUUM_FROM:
         # Fresh statistics for the planner, and a visibility map so that scans of the
         # phrase index stay index-only (catalogue/search.py).
         with connection.cursor() as cursor:
@@ -119,7 +145,7 @@ def catalogue_load(
             touched, on_batch=lambda done: progress.update(done=done, rows=done)
         )
     progress.finish(rows=rendered, note="foods rendered")
-    source_loads_record(source=source, at=now())
+    source_loads_record(source=source, at=now(), digest=digest, skipped=skipped)
     return LoadReport(
         source=source,
         inserted=counts["inserted"],
@@ -131,8 +157,9 @@ def catalogue_load(
     )
 
 
-def source_loads_record(*, source: str, at: datetime) -> None:
-    """Records how many foods of ``source`` each market holds, as loaded ``at``."""
+def source_loads_record(*, source: str, at: datetime, digest: str = "", skipped: int = 0) -> None:
+    """Records how many foods of ``source`` each market holds, as loaded ``at`` from
+    files and code of ``digest`` (``source_digest``), ``skipped`` rows left out."""
     counts = dict(
         Food.objects.filter(source=source)
         .values("market_id")
@@ -143,8 +170,37 @@ def source_loads_record(*, source: str, at: datetime) -> None:
         SourceLoad.objects.filter(source=source).exclude(market__in=counts).delete()
         for market, foods in counts.items():
             SourceLoad.objects.update_or_create(
-                source=source, market=market, defaults={"foods": foods, "loaded_at": at}
+                source=source,
+                market=market,
+                defaults={"foods": foods, "loaded_at": at, "digest": digest, "skipped": skipped},
             )
+
+
+def source_digest(reader: sr28.SR28 | fdc.FDC | ifct.IFCT, source: str) -> str:
+    """SHA-256 of the files ``reader`` reads and of the importer modules that turn them
+    into rows: equal digests load equal rows."""
+    digest = hashlib.sha256(source.encode())
+    paths = sorted({reader.lines.path, *getattr(reader, "_paths", {}).values()})
+    modules = [f"catalogue.importers.{source}", *IMPORTER_MODULES]
+    paths += [Path(importlib.import_module(name).__file__ or "") for name in modules]
+    for file in paths:
+        with file.open("rb") as handle:
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
+    return digest.hexdigest()
+
+
+def _unchanged_since(source: str, digest: str) -> tuple[int, int] | None:
+    """(foods, skipped rows) of the last load of ``source`` when it had ``digest`` and
+    its foods are all still there; None otherwise."""
+    if not digest:
+        return None
+    loads = list(SourceLoad.objects.filter(source=source))
+    if not loads or any(load.digest != digest for load in loads):
+        return None
+    foods = Food.objects.filter(source=source).count()
+    if foods != sum(load.foods for load in loads):
+        return None
+    return foods, loads[0].skipped
 
 
 def _reader(source: str, path: Path | None) -> sr28.SR28 | fdc.FDC | ifct.IFCT:

@@ -17,9 +17,9 @@ from django.db import connection
 from accounts.models import Account
 from accounts.services import account_set_tier
 from catalogue import rendering
-from catalogue.importers.load import catalogue_load
+from catalogue.importers.load import _reader, catalogue_load, source_digest
 from catalogue.importers.progress import Progress
-from catalogue.models import Category, Food, FoodRendering, Market, Nutrient
+from catalogue.models import Category, Food, FoodRendering, Market, Nutrient, SourceLoad
 from keys.services import key_create
 from tests.factories import AccountFactory
 from tests.servers import fetch, gunicorn
@@ -103,9 +103,15 @@ def test_a_reload_with_nothing_changed_writes_nothing(db):
         r.food_id: (r.version, r.revision, bytes(r.record)) for r in FoodRendering.objects.all()
     }
     version = rendering.current_version()
+    for source in ("sr28", "fdc"):  # the same files: not even read
+        report = catalogue_load(source=source, path=SOURCES[source])
+        assert (report.inserted, report.updated, report.rendered) == (0, 0, 0)
+        assert report.unchanged == Food.objects.filter(source=source).count()
+    SourceLoad.objects.update(digest="another")  # read again, row by row
     for source in ("sr28", "fdc"):
         report = catalogue_load(source=source, path=SOURCES[source])
         assert (report.inserted, report.updated, report.rendered) == (0, 0, 0)
+        assert report.unchanged == Food.objects.filter(source=source).count()
     assert dict(Food.objects.values_list("id", "revision")) == revisions
     assert {
         r.food_id: (r.version, r.revision, bytes(r.record)) for r in FoodRendering.objects.all()
@@ -271,3 +277,16 @@ def test_sources_lists_the_loaded_datasets_per_market_with_counts_and_load_time(
         ("sr28", [{"market": "US", "foods": 20}], "2026-11-25T09:30:00Z"),
     ]  # fmt: skip
     assert data[0]["publisher"].startswith("National Institute of Nutrition")
+
+
+def test_the_digest_follows_the_files_and_a_limited_load_records_none(db, tmp_path: Path):
+    changed = tmp_path / "sr28"
+    shutil.copytree(DATA / "sr28", changed)
+    digest = source_digest(_reader("sr28", DATA / "sr28"), "sr28")
+    assert source_digest(_reader("sr28", changed), "sr28") == digest  # bytes, not paths
+    (changed / "WEIGHT.txt").write_bytes((changed / "WEIGHT.txt").read_bytes() + b"\n")
+    assert source_digest(_reader("sr28", changed), "sr28") != digest
+    catalogue_load(source="sr28", path=DATA / "sr28", limit=5)
+    assert set(SourceLoad.objects.values_list("digest", flat=True)) == {""}
+    report = catalogue_load(source="sr28", path=DATA / "sr28")  # read, though loaded before
+    assert (report.inserted, report.unchanged) == (15, 5)
