@@ -2,15 +2,17 @@
 
 The catalogue only changes when a load (or an operator) changes it, so each food's
 record body (``GET /v1/foods/{id}``, with its ETag) and its summary (as it stands in a
-list page) are rendered once and stored in ``FoodRendering``, tagged with the
-``CatalogueVersion`` they were made under. A read is then one raw query that finds the
+list page) are rendered once and stored in ``FoodRendering``, tagged with the food's
+``revision`` and the definitions version (``CatalogueVersion`` row 2: nutrients and
+categories) they were made from (issue 28). A read is then one raw query that finds the
 food and its bytes; no model is built and nothing is serialised.
 
-- ``render_all()`` renders every food (``catalogue_load`` calls it after a load; also
-  ``manage.py render_catalogue``).
-- A read whose row is missing or was made under an older version renders the food on
-  the spot (the same code), stores it and serves it: nothing is ever served stale, and
-  a food changed by the admin or a test is re-rendered on its next read.
+- ``render_ids()`` renders some foods (``catalogue_load`` calls it for the foods it
+  changed), ``render_all()`` every food (``manage.py render_catalogue``).
+- A read whose row is missing or was made from another revision or definitions version
+  renders the food on the spot (the same code), stores it and serves it: nothing is
+  ever served stale, and a food changed by the admin or a test is re-rendered on its
+  next read, alone.
 - Each row also carries ``render_format()``: a fingerprint of the code that shapes the
   bytes (this module, the serializers and what they call, DRF's JSON settings). A
   deploy that changes any of it serves nothing rendered by the code before it: those
@@ -25,9 +27,10 @@ food and its bytes; no model is built and nothing is serialised.
 
 The bytes are made by the serializers' own functions (``food_detail``, ``food_summary``)
 and DRF's ``JSONRenderer``, so they are byte for byte what the views rendered before;
-the record's ETag is ``etag_for`` of the same body. Versions are consistent because the
-version is read *before* the rows it tags: a change committing in between bumps the
-version past the one stored, so that row is never served.
+the record's ETag is ``etag_for`` of the same body. Tags are consistent because the
+definitions version is read *before* the rows, and the revision *with* (and before) the
+rows the bytes are made from: a change committing in between leaves a tag older than
+the row it describes, so that rendering is never served.
 
 Reads (the version, records, summaries, and the rows a rendering is made from) are
 routed like every catalogue read (``foodservice.replicas``: a replica during a GET or
