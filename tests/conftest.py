@@ -87,7 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
     run = os.environ.setdefault("FOODSERVICE_TEST_RUN", uuid.uuid4().hex[:8])
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     db = settings.DATABASES["default"]
-    if not db["ENGINE"].endswith("sqlite3") and "NAME" not in db.get("TEST", {}):
+    # Django fills TEST with defaults (NAME None) once the connections are configured.
+    if not db["ENGINE"].endswith("sqlite3") and not db.get("TEST", {}).get("NAME"):
         db.setdefault("TEST", {})["NAME"] = f"test_{db['NAME']}_{run}"
     settings.REDIS_KEY_PREFIX = f"fs-test-{run}-{worker}"
     for alias in settings.CACHES:
