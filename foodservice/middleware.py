@@ -11,11 +11,12 @@ from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from catalogue.conditional import VARY
-from foodservice import problems
-from foodservice.exception_handler import is_api_path, problem_for, problem_response
-from keys.cache import REDIS_UNREACHABLE
+from foodservice.core import problems
+from foodservice.core.problems import is_api_path
+from foodservice.core.redis import UNREACHABLE
+from foodservice.exception_handler import problem_for, problem_response
 
-_UNAVAILABLE = (problems.ServiceUnavailable, OperationalError, InterfaceError, *REDIS_UNREACHABLE)
+_UNAVAILABLE = (problems.ServiceUnavailable, OperationalError, InterfaceError, *UNREACHABLE)
 
 
 class ProblemMiddleware:

@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 
 from catalogue.nutrients import HEADLINES
 from catalogue.selectors import catalogue_cache_forget
-from foodservice import problems
-from foodservice.schema import RATELIMIT_HEADERS, problem_component_name
+from foodservice.core import problems
+from foodservice.core.openapi import RATELIMIT_HEADERS, problem_component_name
 from tests.factories import FoodFactory, MarketFactory
 
 METERED = [
@@ -21,6 +21,7 @@ METERED = [
     "/v1/foods/{public_id}",
     "/v1/nutrients/{nutrient_id}",
     "/v1/categories/{slug}",
+    "/v1/sources",
 ]
 OPERATIONS = [
     *((path, "get") for path in METERED),
