@@ -1,0 +1,143 @@
+"""``analysis_run``: ingredient lines -> foods, grams and nutrients (issue 26).
+
+Each line is parsed (catalogue.analysis.parser), its food words searched with the
+catalogue's own search (``catalogue.selectors.food_top_ids``: ``food_search``'s relevance
+order, whole foods first); its top ``CANDIDATES`` are put in the order of what a line usually means
+(catalogue.analysis.choosing), and the first that can weigh the line
+(catalogue.analysis.weighing) is the match; the next three are its ``alternatives``.
+When every word together matches nothing, the search retries without the first word
+("extra virgin olive oil" -> "virgin olive oil" -> "olive oil"), up to ``RETRIES`` times.
+
+Nutrients are the record's ``nutrients_per_100g`` keys (catalogue.nutrients.HEADLINES)
+scaled to the line's grams; a nutrient a matched food does not report is null on that
+line and listed in ``incomplete`` (its total sums the lines that report it).
+
+Contracts: one result per line, in order; never raises for a line's content. Reads:
+one search per distinct food text (a line repeated costs nothing more), then one query
+for every candidate's measures and nutrients.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from catalogue.analysis.choosing import by_meaning
+from catalogue.analysis.parser import ParsedLine, parse_line
+from catalogue.analysis.weighing import weigh
+from catalogue.models import Food
+from catalogue.nutrients import HEADLINES
+from catalogue.selectors import food_top_ids
+
+CANDIDATES = 12
+ALTERNATIVES = 3
+RETRIES = 2
+NUTRIENT_KEYS = tuple(h.column for h in HEADLINES)
+_FOOD_FIELDS = ("id", "public_id", "name", "data_type", "portions", *NUTRIENT_KEYS)
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """``lines``: one result object per line (the API's shape); ``totals``: the sum of
+    the matched lines per nutrient; ``incomplete``: nutrients some matched food does
+    not report."""
+
+    lines: list[dict[str, Any]]
+    totals: dict[str, float | None]
+    incomplete: list[str] = field(default_factory=list)
+
+
+def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
+    """The analysis of ``lines`` among the foods of ``market`` (None: every market)."""
+    parsed = [parse_line(line) for line in lines]
+    found: dict[str, list[int]] = {}
+    for line in parsed:
+        if line.food and line.food not in found:
+            found[line.food] = _candidates(line.food, market)
+    ids = {food_id for ids in found.values() for food_id in ids}
+    foods = {row["id"]: row for row in Food.objects.filter(id__in=ids).values(*_FOOD_FIELDS)}
+    results = [
+        _result(text, line, [foods[i] for i in found.get(line.food, []) if i in foods])
+        for text, line in zip(lines, parsed, strict=True)
+    ]
+    return _summed(results)
+
+
+def _candidates(words: str, market: str | None) -> list[int]:
+    """Ids of the top foods for ``words``, retrying without the first word."""
+    terms = words.split()
+    for _ in range(RETRIES + 1):
+        ids = food_top_ids(q=" ".join(terms), market=market, limit=CANDIDATES)
+        if ids or len(terms) == 1:
+            return ids
+        terms = terms[1:]
+    return []
+
+
+def _result(text: str, line: ParsedLine, candidates: list[dict[str, Any]]) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "text": text,
+        "quantity": line.quantity,
+        "unit": line.unit.name if line.unit else None,
+    }
+    if line.low is not None:
+        base["range"] = {"low": line.low, "high": line.high}  # quantity is their mean
+    if not line.food:
+        return base | _unmatched("No food named: write what was eaten, e.g. '1 cup milk'.")
+    if not candidates:
+        return base | _unmatched(f"No food found for {line.food!r}.")
+    candidates = [candidates[i] for i in by_meaning([c["name"] for c in candidates], line.food)]
+    reason = None
+    for food in candidates:
+        weighing = weigh(line, food["portions"] or [], food_words=line.food)
+        if weighing.grams is not None:
+            others = [c for c in candidates if c is not food][:ALTERNATIVES]
+            return base | _matched(food, weighing.grams, weighing.portion, others)
+        reason = reason or f"{food['name']}: {weighing.reason}"
+    others = candidates[:ALTERNATIVES]
+    return base | _unmatched(reason or "", alternatives=[_ref(c) for c in others])
+
+
+def _matched(
+    food: dict[str, Any], grams: float, portion: str | None, others: list[dict[str, Any]]
+) -> dict[str, Any]:
+    scale = grams / 100
+    nutrients = {
+        key: None if food[key] is None else round(food[key] * scale, 2) for key in NUTRIENT_KEYS
+    }
+    return {
+        "status": "matched",
+        "grams": grams,
+        "portion": portion,
+        "food": _ref(food) | {"data_type": food["data_type"]},
+        "nutrients": nutrients,
+        "alternatives": [_ref(c) for c in others],
+    }
+
+
+def _unmatched(reason: str, *, alternatives: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    return {
+        "status": "unmatched",
+        "reason": reason,
+        "grams": None,
+        "portion": None,
+        "food": None,
+        "nutrients": None,
+        "alternatives": alternatives or [],
+    }
+
+
+def _ref(food: dict[str, Any]) -> dict[str, str]:
+    return {"id": food["public_id"], "name": food["name"]}
+
+
+def _summed(results: list[dict[str, Any]]) -> Analysis:
+    totals: dict[str, float | None] = dict.fromkeys(NUTRIENT_KEYS)
+    incomplete = set()
+    for result in results:
+        for key, value in (result["nutrients"] or {}).items():
+            if value is None:
+                incomplete.add(key)
+            else:
+                totals[key] = round((totals[key] or 0) + value, 2)
+    return Analysis(results, totals, [k for k in NUTRIENT_KEYS if k in incomplete])
