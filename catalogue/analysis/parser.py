@@ -16,9 +16,10 @@ chopped"; "salt, to taste" is salt).
 Preparation words (chopped, sliced, ...) leave the food's words and choose the portion
 ("1 cup, chopped" before "1 cup"); state words (cooked, raw, boiled, ...) stay among the
 food's words, so the search chooses the cooked or the raw food. A count word alone
-("2 cookies") is the food, counted. ``ingredient-parser-nlp`` was weighed and not taken:
-its CRF model needs NLTK data, costs ~1-2 ms per line on 2 cores (100 lines alone would
-take half the 400 ms budget) and labels the same fields this table does.
+("2 cookies") is the food, counted. ``ingredient-parser-nlp`` 2.9.1 was weighed and not
+taken (tried 2026-11-25): it does not run offline from its package (its first parse
+downloads NLTK's ``averaged_perceptron_tagger_eng`` from GitHub and fails without the
+network), its import takes 1.7 s, and it labels the same fields this table does.
 """
 
 from __future__ import annotations
@@ -124,6 +125,8 @@ def _amount(words: list[str], i: int) -> tuple[float, int] | None:
                 part = _number(words[j])
                 if part is not None and part < 1 and value == int(value):
                     return value + part, j + 1
+        if i < len(words) and words[i].lower() == "dozen":
+            return value * 12, i + 1
         return value, i
     if token not in NUMBER_WORDS:
         return None

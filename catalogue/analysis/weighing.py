@@ -117,7 +117,10 @@ def _counted(usable: list[Measure], food_words: str) -> Measure | None:
     """A unit-less count's measure: named after the food, else by size, else a piece."""
     stems = {text.stem(word) for word in text.words(food_words)}
     for measure in usable:
-        if measure.unit is None and stems & {text.stem(w) for w in measure.words}:
+        names = set(measure.words) if measure.unit is None else {measure.unit.name}
+        if (measure.unit is None or measure.unit.kind == "count") and stems & {
+            text.stem(name) for name in names
+        }:
             return measure
     for size in _UNITLESS_SIZES:
         for measure in usable:
