@@ -14,12 +14,14 @@ Ties keep the search's order, so the search decides everything else.
 from __future__ import annotations
 
 from catalogue import text
-from catalogue.analysis.parser import STATES
+from catalogue.analysis.parser import PARENS, STATES
 
 USUAL = frozenset(
     {
         "whole", "raw", "fresh", "plain", "regular", "white", "granulated", "all", "purpose",
-        "table", "ripe", "mature", "salted", "sweet", "fluid", "ground", "lean", "with",
+        "table", "ripe", "mature", "salted", "sweet", "fluid", "ground", "lean",
+        # joining words of USDA names ("made from soy and wheat")
+        "and", "or", "with", "without", "from", "made", "in", "of", "to", "for",
     }
 )  # fmt: skip
 
@@ -29,12 +31,17 @@ def unasked(name: str, asked: str) -> int:
     neither ``asked`` (the line's food words) nor ``USUAL`` hold, compared on stems."""
     wanted = {text.stem(word) for word in text.words(asked)}
     parts = name.split(",")
-    head = [w for w in text.words(",".join(parts[:2])) if not w.isdigit()]
+    head = [w for w in text.words(PARENS.sub(" ", ",".join(parts[:2]))) if not w.isdigit()]
     states = {w for w in text.words(",".join(parts[2:])) if w in STATES}
     extra = [w for w in head if w not in USUAL] + sorted(states - {"raw"})
     return sum(1 for word in extra if text.stem(word) not in wanted)
 
 
-def by_meaning(names: list[str], asked: str) -> list[int]:
-    """Indexes of ``names`` (in the search's order) ordered by ``unasked``, stable."""
-    return sorted(range(len(names)), key=lambda i: unasked(names[i], asked))
+def by_meaning(foods: list[tuple[str, str]], asked: str) -> list[int]:
+    """Indexes of ``foods`` (``(name, data_type)`` in the search's order): reference
+    foods before branded ones (whose names are short product titles, "BAKING SODA",
+    and whose one portion is a label's serving), each by ``unasked``, stable."""
+    return sorted(
+        range(len(foods)),
+        key=lambda i: (foods[i][1] == "branded", unasked(foods[i][0], asked)),
+    )

@@ -24,6 +24,7 @@ network), its import takes 1.7 s, and it labels the same fields this table does.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -35,7 +36,7 @@ _FRACTIONS = {
     "⅞": "7/8",
 }  # fmt: skip
 _FRACTION_CHARS = re.compile("[" + "".join(_FRACTIONS) + "]")
-_PARENS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+PARENS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _NUMBER_UNIT = re.compile(r"(\d)([^\W\d_])")
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)?(?:/\d+)?|[^\W\d_]+|-")
 _COMMA = re.compile(r"(?<!\d),|,(?!\d)")  # not a decimal comma ("1,5 kg")
@@ -54,7 +55,7 @@ NUMBER_WORDS = {
 PREPARATION = _set(
     "chopped diced sliced minced grated shredded mashed crushed cubed halved quartered"
     " pitted peeled packed sifted melted softened beaten crumbled julienned pieces halves"
-    " trimmed rinsed cut"
+    " trimmed rinsed cut whipped"
 )
 STATES = _set(
     "cooked raw boiled fried roasted baked grilled broiled steamed canned frozen dried"
@@ -89,7 +90,7 @@ def normalise(text: str) -> str:
     slash as ``/``, parenthesised text removed, a number and a word apart (``200g``)."""
     text = text.replace("\u2044", "/").replace("\u2013", "-").replace("\u2014", "-")
     text = _FRACTION_CHARS.sub(lambda m: f" {_FRACTIONS[m.group()]} ", text)
-    text = _PARENS.sub(" ", text)
+    text = PARENS.sub(" ", text)
     return _NUMBER_UNIT.sub(r"\1 \2", text)
 
 
@@ -179,6 +180,7 @@ def _quantity(words: list[str]) -> tuple[float, float | None, float | None, int]
     return value, None, None, i
 
 
+@functools.lru_cache(maxsize=8192)  # pure; a food's measures repeat ("1 cup", "1 tbsp")
 def parse_line(text: str, *, measure: bool = False) -> ParsedLine:
     """The parts of one ingredient line (see the module's grammar). Never raises: a line
     without food words has ``food == ""``. ``measure``: ``text`` is a household
@@ -210,14 +212,14 @@ def parse_line(text: str, *, measure: bool = False) -> ParsedLine:
         lower = word.lower()
         if lower in PREPARATION:
             preparation.append(lower)
-        elif lower not in FILLER and lower != "-" and not _NUMBER.fullmatch(lower):
+        elif lower not in FILLER and lower != "-":  # numbers stay: "2% milk"
             food.append(lower)
     for word in tokens(tail):
         lower = word.lower()
         if lower in PREPARATION:
             preparation.append(lower)
-        elif lower in STATES:
-            food.append(lower)
+        elif lower in STATES or (measure and lower not in FILLER):
+            food.append(lower)  # a measure keeps every qualifier: "1 stalk, medium"
     if not (food or measure) and unit is not None and unit.kind == "count" and start > 0:
         # "2 cookies": the count word is the food itself.
         food, unit = [words[start - 1].lower()], None

@@ -3,8 +3,9 @@
 Each line is parsed (catalogue.analysis.parser), its food words searched with the
 catalogue's own search (``catalogue.selectors.food_top_ids``: ``food_search``'s relevance
 order, whole foods first); its top ``CANDIDATES`` are put in the order of what a line usually means
-(catalogue.analysis.choosing), and the first that can weigh the line
-(catalogue.analysis.weighing) is the match; the next three are its ``alternatives``.
+(catalogue.analysis.choosing), and the first of the ``WEIGHED`` best that can weigh the
+line (catalogue.analysis.weighing) is the match; the next three are its
+``alternatives``.
 When every word together matches nothing, the search retries without the first word
 ("extra virgin olive oil" -> "virgin olive oil" -> "olive oil"), up to ``RETRIES`` times.
 
@@ -13,8 +14,8 @@ scaled to the line's grams; a nutrient a matched food does not report is null on
 line and listed in ``incomplete`` (its total sums the lines that report it).
 
 Contracts: one result per line, in order; never raises for a line's content. Reads:
-one search per distinct food text (a line repeated costs nothing more), then one query
-for every candidate's measures and nutrients.
+one search per distinct food text (a line repeated costs nothing more), one query for
+every candidate's name, one for the measures and nutrients of those tried.
 """
 
 from __future__ import annotations
@@ -29,11 +30,14 @@ from catalogue.models import Food
 from catalogue.nutrients import HEADLINES
 from catalogue.selectors import food_top_ids
 
-CANDIDATES = 12
+CANDIDATES = 50
 ALTERNATIVES = 3
 RETRIES = 2
+# Of the candidates in the order of meaning, this many are read whole and tried.
+WEIGHED = 20
 NUTRIENT_KEYS = tuple(h.column for h in HEADLINES)
-_FOOD_FIELDS = ("id", "public_id", "name", "data_type", "portions", *NUTRIENT_KEYS)
+_NAME_FIELDS = ("id", "public_id", "name", "data_type")
+_WEIGHT_FIELDS = ("id", "portions", *NUTRIENT_KEYS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +58,24 @@ def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
     for line in parsed:
         if line.food and line.food not in found:
             found[line.food] = _candidates(line.food, market)
-    ids = {food_id for ids in found.values() for food_id in ids}
-    foods = {row["id"]: row for row in Food.objects.filter(id__in=ids).values(*_FOOD_FIELDS)}
+    names = _rows({i for ids in found.values() for i in ids}, _NAME_FIELDS)
+    ordered = {words: _by_meaning(ids, names, words) for words, ids in found.items()}
+    weighed = _rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
     results = [
-        _result(text, line, [foods[i] for i in found.get(line.food, []) if i in foods])
+        _result(text, line, [names[i] | weighed.get(i, {}) for i in ordered.get(line.food, [])])
         for text, line in zip(lines, parsed, strict=True)
     ]
     return _summed(results)
+
+
+def _rows(ids: set[int], fields: tuple[str, ...]) -> dict[int, dict[str, Any]]:
+    return {row["id"]: row for row in Food.objects.filter(id__in=ids).values(*fields)}
+
+
+def _by_meaning(ids: list[int], names: dict[int, dict[str, Any]], words: str) -> list[int]:
+    present = [i for i in ids if i in names]
+    foods = [(names[i]["name"], names[i]["data_type"]) for i in present]
+    return [present[k] for k in by_meaning(foods, words)]
 
 
 def _candidates(words: str, market: str | None) -> list[int]:
@@ -86,9 +101,8 @@ def _result(text: str, line: ParsedLine, candidates: list[dict[str, Any]]) -> di
         return base | _unmatched("No food named: write what was eaten, e.g. '1 cup milk'.")
     if not candidates:
         return base | _unmatched(f"No food found for {line.food!r}.")
-    candidates = [candidates[i] for i in by_meaning([c["name"] for c in candidates], line.food)]
     reason = None
-    for food in candidates:
+    for food in candidates[:WEIGHED]:
         weighing = weigh(line, food["portions"] or [], food_words=line.food)
         if weighing.grams is not None:
             others = [c for c in candidates if c is not food][:ALTERNATIVES]

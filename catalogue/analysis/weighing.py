@@ -7,7 +7,7 @@
   236.6 ml, catalogue.analysis.units);
 - a count word uses the food's measure of that word ("1 large", "1 slice", "1 clove");
 - no unit ("1 apple", "10 almonds") uses the food's own count measure: one named after
-  the food ("1 almond"), else "1 medium", "1 large", "1 small", else a piece or fruit.
+  the food ("1 almond"), else "1 medium", else a piece or fruit, else "1 large", "1 small".
 
 A food with no way to weigh the line gets a ``reason`` instead, never a guess.
 """
@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalogue import text
-from catalogue.analysis.parser import ParsedLine, parse_line
+from catalogue.analysis.parser import PREPARATION, ParsedLine, parse_line
 from catalogue.analysis.units import Unit
 
 _UNITLESS_SIZES = ("medium", "large", "small")
+_PREPARED = frozenset(text.stem(word) for word in PREPARATION)
 _UNITLESS_OTHER = frozenset({"piece", "fruit", "item", "unit", "whole", "each"})
 
 
@@ -101,14 +102,18 @@ def _weighed(grams: float, measure: Measure) -> Weighing:
 
 def _best(candidates: list[Measure], line: ParsedLine) -> Measure | None:
     """The measure whose qualifiers best fit the line: sharing its preparation words
-    first, then a plain one (no qualifier), then any; among equals, one of the line's
-    own unit ("1 cup" for cups), then the food's own order."""
-    wanted = set(line.preparation)
+    first (compared on stems: "sliced" fits "slices"), last one with a preparation the
+    line did not ask for ("1 cup, whipped" for "1/2 cup heavy cream"); among equals,
+    one of the line's own unit ("1 tsp, ground" before "1 dash" for a tsp), then a plain
+    one, then a medium one ("1 stalk, medium"), then the food's own order."""
+    wanted = {text.stem(word) for word in line.preparation}
     asked = line.unit.name if line.unit else None
 
-    def rank(measure: Measure) -> tuple[int, int]:
-        fit = 0 if wanted & measure.words else 1 if not measure.words else 2
-        return fit, 0 if measure.unit is not None and measure.unit.name == asked else 1
+    def rank(measure: Measure) -> tuple[int, int, int, int]:
+        words = {text.stem(word) for word in measure.words}
+        fit = 0 if wanted & words else 2 if words & _PREPARED - wanted else 1
+        own = 0 if measure.unit is not None and measure.unit.name == asked else 1
+        return fit, own, 1 if words else 0, 0 if "medium" in words else 1
 
     return min(candidates, key=rank, default=None)
 
@@ -116,18 +121,25 @@ def _best(candidates: list[Measure], line: ParsedLine) -> Measure | None:
 def _counted(usable: list[Measure], food_words: str) -> Measure | None:
     """A unit-less count's measure: named after the food, else by size, else a piece."""
     stems = {text.stem(word) for word in text.words(food_words)}
-    for measure in usable:
-        names = set(measure.words) if measure.unit is None else {measure.unit.name}
-        if (measure.unit is None or measure.unit.kind == "count") and stems & {
-            text.stem(name) for name in names
-        }:
-            return measure
+    named = [
+        measure
+        for measure in usable
+        if (measure.unit is None or measure.unit.kind == "count")
+        and stems & {text.stem(name) for name in _names(measure)}
+    ]
+    if named:  # "1 almond"; of "1 Potato large", "1 Potato medium": the medium one
+        return next((m for m in named if "medium" in m.words), named[0])
     for size in _UNITLESS_SIZES:
         for measure in usable:
             if measure.unit is not None and measure.unit.name == size:
                 return measure
-    for measure in usable:
-        names = {measure.unit.name} if measure.unit is not None else set(measure.words)
-        if names & _UNITLESS_OTHER:
-            return measure
+        if size == "medium":  # "1 fruit (2-5/8" dia)" is the usual one, before sizes
+            for measure in usable:
+                if _names(measure) & _UNITLESS_OTHER:
+                    return measure
     return None
+
+
+def _names(measure: Measure) -> set[str]:
+    """What a measure counts: its count word, or its words when it has no unit."""
+    return set(measure.words) if measure.unit is None else {measure.unit.name}
