@@ -28,10 +28,11 @@ USUAL = frozenset(
 
 def unasked(name: str, asked: str) -> int:
     """How many words of ``name``'s first two comma parts, and state words of the rest,
-    neither ``asked`` (the line's food words) nor ``USUAL`` hold, compared on stems."""
+    neither ``asked`` (the line's food words, and its count word: "2 slices ham" asks
+    for "Ham, sliced") nor ``USUAL`` hold, compared on stems."""
     wanted = {text.stem(word) for word in text.words(asked)}
-    parts = name.split(",")
-    head = [w for w in text.words(PARENS.sub(" ", ",".join(parts[:2]))) if not w.isdigit()]
+    parts = PARENS.sub(" ", name).split(",")  # "(European type, such as ...)" is one part
+    head = [w for w in text.words(",".join(parts[:2])) if not w.isdigit()]
     states = {w for w in text.words(",".join(parts[2:])) if w in STATES}
     extra = [w for w in head if w not in USUAL] + sorted(states - {"raw"})
     return sum(1 for word in extra if text.stem(word) not in wanted)

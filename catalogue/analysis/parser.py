@@ -55,7 +55,7 @@ NUMBER_WORDS = {
 PREPARATION = _set(
     "chopped diced sliced minced grated shredded mashed crushed cubed halved quartered"
     " pitted peeled packed sifted melted softened beaten crumbled julienned pieces halves"
-    " trimmed rinsed cut whipped"
+    " trimmed rinsed cut whipped chunks cubes wedges rings florets"
 )
 STATES = _set(
     "cooked raw boiled fried roasted baked grilled broiled steamed canned frozen dried"

@@ -25,7 +25,7 @@ from typing import Any
 
 from catalogue.analysis.choosing import by_meaning
 from catalogue.analysis.parser import ParsedLine, parse_line
-from catalogue.analysis.weighing import weigh
+from catalogue.analysis.weighing import Weighing, weigh
 from catalogue.models import Food
 from catalogue.nutrients import HEADLINES
 from catalogue.selectors import food_top_ids
@@ -59,13 +59,20 @@ def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
         if line.food and line.food not in found:
             found[line.food] = _candidates(line.food, market)
     names = _rows({i for ids in found.values() for i in ids}, _NAME_FIELDS)
-    ordered = {words: _by_meaning(ids, names, words) for words, ids in found.items()}
+    asked = {line.food: _asked(line) for line in parsed}
+    ordered = {words: _by_meaning(ids, names, asked[words]) for words, ids in found.items()}
     weighed = _rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
     results = [
         _result(text, line, [names[i] | weighed.get(i, {}) for i in ordered.get(line.food, [])])
         for text, line in zip(lines, parsed, strict=True)
     ]
     return _summed(results)
+
+
+def _asked(line: ParsedLine) -> str:
+    """What the line asks of a name: its food words, and its count word."""
+    counted = line.unit is not None and line.unit.kind == "count"
+    return f"{line.food} {line.unit.name}" if counted else line.food  # type: ignore[union-attr]
 
 
 def _rows(ids: set[int], fields: tuple[str, ...]) -> dict[int, dict[str, Any]]:
@@ -102,14 +109,32 @@ def _result(text: str, line: ParsedLine, candidates: list[dict[str, Any]]) -> di
     if not candidates:
         return base | _unmatched(f"No food found for {line.food!r}.")
     reason = None
-    for food in candidates[:WEIGHED]:
+    tried = candidates[:WEIGHED]
+    for food in tried:
         weighing = weigh(line, food["portions"] or [], food_words=line.food)
         if weighing.grams is not None:
+            food, weighing = _same_food_fitting(food, weighing, line, tried)
             others = [c for c in candidates if c is not food][:ALTERNATIVES]
             return base | _matched(food, weighing.grams, weighing.portion, others)
         reason = reason or f"{food['name']}: {weighing.reason}"
     others = candidates[:ALTERNATIVES]
     return base | _unmatched(reason or "", alternatives=[_ref(c) for c in others])
+
+
+def _same_food_fitting(
+    food: dict[str, Any], weighing: Weighing, line: ParsedLine, tried: list[dict[str, Any]]
+) -> tuple[dict[str, Any], Weighing]:
+    """``food``, or a food of the same name (another source's record of it) whose
+    measure shares the line's preparation when ``food``'s does not ("1 cup chopped
+    broccoli": SR28's "1 cup chopped" before another source's bare "cup")."""
+    if weighing.fits:
+        return food, weighing
+    for other in tried:
+        if other is not food and other["name"].casefold() == food["name"].casefold():
+            better = weigh(line, other["portions"] or [], food_words=line.food)
+            if better.grams is not None and better.fits:
+                return other, better
+    return food, weighing
 
 
 def _matched(

@@ -46,6 +46,8 @@ class Weighing:
     grams: float | None
     portion: str | None = None
     reason: str | None = None
+    # False when the line names a preparation the measure used does not share.
+    fits: bool = True
 
 
 def measures(portions: list[dict[str, Any]]) -> list[Measure]:
@@ -82,22 +84,25 @@ def weigh(line: ParsedLine, portions: list[dict[str, Any]], *, food_words: str =
         if chosen is None:
             return Weighing(None, reason="No volume measure for this food; give grams.")
         per_ml = chosen.grams / (chosen.amount * (chosen.unit.size or 1))  # type: ignore[union-attr]
-        return _weighed(quantity * (unit.size or 0) * per_ml, chosen)
+        return _weighed(quantity * (unit.size or 0) * per_ml, chosen, line)
     if unit is not None:
         named = [m for m in usable if m.unit is not None and m.unit.name == unit.name]
         named += [m for m in usable if m.unit is None and unit.name in m.words]
         chosen = _best(named, line)
         if chosen is None:
             return Weighing(None, reason=f"No '{unit.name}' measure for this food; give grams.")
-        return _weighed(quantity * chosen.grams / chosen.amount, chosen)
+        return _weighed(quantity * chosen.grams / chosen.amount, chosen, line)
     chosen = _counted(usable, food_words or line.food)
     if chosen is None:
         return Weighing(None, reason="No count measure for this food; give a unit or grams.")
-    return _weighed(quantity * chosen.grams / chosen.amount, chosen)
+    return _weighed(quantity * chosen.grams / chosen.amount, chosen, line)
 
 
-def _weighed(grams: float, measure: Measure) -> Weighing:
-    return Weighing(round(grams, 1), portion=f"{measure.description} = {measure.grams:g} g")
+def _weighed(grams: float, measure: Measure, line: ParsedLine) -> Weighing:
+    wanted = {text.stem(word) for word in line.preparation}
+    fits = not wanted or bool(wanted & {text.stem(word) for word in measure.words})
+    portion = f"{measure.description} = {measure.grams:g} g"
+    return Weighing(round(grams, 1), portion=portion, fits=fits)
 
 
 def _best(candidates: list[Measure], line: ParsedLine) -> Measure | None:
@@ -120,7 +125,9 @@ def _best(candidates: list[Measure], line: ParsedLine) -> Measure | None:
 
 def _counted(usable: list[Measure], food_words: str) -> Measure | None:
     """A unit-less count's measure: named after the food, else by size, else a piece."""
-    stems = {text.stem(word) for word in text.words(food_words)}
+    words = text.words(food_words)
+    # "sweet potato" is SR28's "1 sweetpotato, 5" long"
+    stems = {text.stem(word) for word in words} | {text.stem("".join(words))}
     named = [
         measure
         for measure in usable

@@ -50,6 +50,38 @@ FDC = _portions(("cup", 240.0))
         ("3 cookies", COOKIE, 15, "1 cookie = 5 g"),  # the measure named after the food
         ("1 cup yogurt", FDC, 240, "cup = 240 g"),  # FDC's bare unit: one of it
         ("2-3 large eggs", EGG, 125, "1 large = 50 g"),
+        # a compound noun written apart: SR28's "1 sweetpotato"
+        (
+            "1 sweet potato",
+            _portions(("1 cup, cubes", 133), ('1 sweetpotato, 5" long', 130)),
+            130,
+            '1 sweetpotato, 5" long = 130 g',
+        ),
+        # a measure with a preparation the line did not ask for comes last
+        (
+            "1/2 cup heavy cream",
+            _portions(("1 cup, whipped", 120), ("1 tbsp", 15)),
+            120,
+            "1 tbsp = 15 g",
+        ),
+        (
+            "1 tsp black pepper",
+            _portions(("1 tsp, ground", 2.3), ("1 dash", 0.1)),
+            2.3,
+            "1 tsp, ground = 2.3 g",
+        ),
+        (
+            "2 stalks celery",
+            _portions(("1 stalk, large", 64), ("1 stalk, medium", 40)),
+            80,
+            "1 stalk, medium = 40 g",
+        ),
+        (
+            "2 potatoes",
+            _portions(("1 Potato large", 369), ("1 Potato medium", 213)),
+            426,
+            "1 Potato medium = 213 g",
+        ),
     ],
 )
 def test_grams_from_the_foods_own_measure(line, portions, grams, portion):
