@@ -140,7 +140,7 @@ def _amount(words: list[str], i: int) -> tuple[float, int] | None:
     elif nxt == "dozen":
         value, i = value * 12, i + 1
     # "one and a half", "1 and 1/2"
-    if i + 2 < len(words) + 1 and i < len(words) and words[i].lower() == "and":
+    if i < len(words) and words[i].lower() == "and":
         rest = _amount(words, i + 1)
         if rest is not None and rest[0] < 1:
             value, i = value + rest[0], rest[1]
