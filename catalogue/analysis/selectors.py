@@ -20,8 +20,11 @@ every candidate's name, one for the measures and nutrients of those tried.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.db import connection, connections
 
 from catalogue.analysis.choosing import by_meaning
 from catalogue.analysis.parser import ParsedLine, parse_line
@@ -29,6 +32,7 @@ from catalogue.analysis.weighing import Weighing, weigh
 from catalogue.models import Food
 from catalogue.nutrients import HEADLINES
 from catalogue.selectors import food_top_ids
+from foodservice.replicas import catalogue_read_alias
 
 CANDIDATES = 50
 ALTERNATIVES = 3
@@ -76,7 +80,21 @@ def _asked(line: ParsedLine) -> str:
 
 
 def _rows(ids: set[int], fields: tuple[str, ...]) -> dict[int, dict[str, Any]]:
-    return {row["id"]: row for row in Food.objects.filter(id__in=ids).values(*fields)}
+    """``fields`` of the foods ``ids``, by id. On PostgreSQL one ``= ANY(array)`` query
+    where the catalogue is read: a few thousand ids (100 lines x 50 candidates) cost a
+    fifth of the ORM's ``IN`` list of as many parameters (bench/RESULTS.md)."""
+    if not ids:
+        return {}
+    if connection.vendor != "postgresql":
+        return {row["id"]: row for row in Food.objects.filter(id__in=ids).values(*fields)}
+    sql = f"SELECT {', '.join(fields)} FROM catalogue_food WHERE id = ANY(%s)"  # noqa: S608 (constant columns)
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute(sql, [sorted(ids)])
+        rows = [dict(zip(fields, row, strict=True)) for row in cursor.fetchall()]
+    for row in rows:  # Django's psycopg setup hands json columns over as text
+        if isinstance(row.get("portions"), str):
+            row["portions"] = json.loads(row["portions"])
+    return {row["id"]: row for row in rows}
 
 
 def _by_meaning(ids: list[int], names: dict[int, dict[str, Any]], words: str) -> list[int]:

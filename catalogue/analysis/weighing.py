@@ -56,6 +56,8 @@ def measures(portions: list[dict[str, Any]]) -> list[Measure]:
     ("cup"): one of it."""
     out = []
     for portion in portions:
+        if not isinstance(portion, dict):
+            continue
         grams, description = portion.get("gram_weight"), portion.get("description") or ""
         if not isinstance(grams, int | float) or not grams > 0 or not description.strip():
             continue
