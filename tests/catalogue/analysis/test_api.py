@@ -204,3 +204,24 @@ def test_any_lines_are_answered_without_a_server_error(sr28_small, unthrottled, 
         assert [r["text"] for r in results] == lines
     else:
         assert response.json()["type"] == "/problems/invalid-ingredients"
+
+
+_TOKENS = st.sampled_from(
+    ["1", "2", "0", "1/2", "1/0", "½", "1½", "-", "to", "a", "half", "dozen", "and", "g",
+     "200g", "kg", "oz", "fl", "cup", "cups", "tbsp", "T", "t", "large", "slice", "can",
+     "butter", "egg", "eggs", "milk", "(", ")", ",", "chopped", "cooked", "1e308", "99999999"]
+)  # fmt: skip
+_LINE = st.lists(_TOKENS | st.text(max_size=4), max_size=12).map(" ".join)
+
+
+@given(lines=st.lists(_LINE, min_size=1, max_size=5))
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_lines_built_from_units_and_numbers_never_fail(sr28_small, unthrottled, lines):
+    response = _post(unthrottled, {"ingredients": lines})
+    assert response.status_code in (200, 400), response.content
+    if response.status_code == 200:
+        body = response.json()
+        for result in body["data"]["ingredients"]:
+            assert result["grams"] is None or 0 <= result["grams"] < 1e12
