@@ -225,3 +225,10 @@ def test_lines_built_from_units_and_numbers_never_fail(sr28_small, unthrottled, 
         body = response.json()
         for result in body["data"]["ingredients"]:
             assert result["grams"] is None or 0 <= result["grams"] < 1e12
+
+
+def test_a_get_is_a_405_and_not_metered(sr28_small, taster):
+    response = taster.get(URL)
+    assert response.status_code == 405
+    assert response.json()["type"] == "/problems/method-not-allowed"
+    assert "RateLimit-Remaining" not in response
