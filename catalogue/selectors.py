@@ -318,12 +318,15 @@ def catalogue_cache_forget() -> None:
     cache.delete_many([MARKETS_CACHE_KEY, NUTRIENTS_CACHE_KEY])
 
 
-def food_top_ids(*, q: str, market: str | None, limit: int) -> list[int]:
+def food_top_ids(
+    *, q: str, market: str | None, limit: int, data_types: tuple[str, ...] = ()
+) -> list[int]:
     """Ids of the first ``limit`` foods of ``food_search``'s relevance-ranked list for
-    ``q`` in ``market`` (no filters), in its order, corrected for spelling the way it
-    is (catalogue.spelling) when ``q`` matches nothing. Only the ranking is read: no
-    count, no summaries (POST /v1/analysis searches every line of a body this way)."""
-    query = FoodQuery(q=q, sort=Sort("relevance", False), page_size=limit)
+    ``q`` in ``market`` (of ``data_types`` only, if given), in its order, corrected for
+    spelling the way it is (catalogue.spelling) when ``q`` matches nothing. Only the
+    ranking is read: no count, no summaries (POST /v1/analysis searches every line of
+    a body this way)."""
+    query = FoodQuery(q=q, data_types=data_types, sort=Sort("relevance", False), page_size=limit)
     ids = _top_ids(query, market, limit)
     if not ids:
         fixed = spelling.correct(q)

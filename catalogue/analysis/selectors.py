@@ -29,7 +29,7 @@ from django.db import connection, connections
 from catalogue.analysis.choosing import by_meaning
 from catalogue.analysis.parser import ParsedLine, parse_line
 from catalogue.analysis.weighing import Weighing, weigh
-from catalogue.models import Food
+from catalogue.models import DataType, Food
 from catalogue.nutrients import HEADLINES
 from catalogue.selectors import food_top_ids
 from foodservice.replicas import catalogue_read_alias
@@ -37,6 +37,8 @@ from foodservice.replicas import catalogue_read_alias
 CANDIDATES = 50
 ALTERNATIVES = 3
 RETRIES = 2
+# Reference foods: searched again alone when only branded ones came first.
+REFERENCE = (DataType.SR_LEGACY, DataType.FOUNDATION, DataType.SURVEY, DataType.IFCT)
 # Of the candidates in the order of meaning, this many are read whole and tried.
 WEIGHED = 20
 NUTRIENT_KEYS = tuple(h.column for h in HEADLINES)
@@ -65,6 +67,13 @@ def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
     names = _rows({i for ids in found.values() for i in ids}, _NAME_FIELDS)
     asked = {line.food: _asked(line) for line in parsed}
     ordered = {words: _by_meaning(ids, names, asked[words]) for words, ids in found.items()}
+    for words, ids in ordered.items():
+        if ids and names[ids[0]]["data_type"] == DataType.BRANDED:
+            # No reference food among the first: branded titles holding the words as a
+            # phrase ("ALL PURPOSE FLOUR") outrank "Wheat flour, white, all-purpose".
+            more = [i for i in _candidates(words, market, REFERENCE) if i not in names]
+            names |= _rows(set(more), _NAME_FIELDS)
+            ordered[words] = _by_meaning(more + found[words], names, asked[words])
     weighed = _rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
     results = [
         _result(text, line, [names[i] | weighed.get(i, {}) for i in ordered.get(line.food, [])])
@@ -103,11 +112,14 @@ def _by_meaning(ids: list[int], names: dict[int, dict[str, Any]], words: str) ->
     return [present[k] for k in by_meaning(foods, words)]
 
 
-def _candidates(words: str, market: str | None) -> list[int]:
-    """Ids of the top foods for ``words``, retrying without the first word."""
+def _candidates(words: str, market: str | None, data_types: tuple[str, ...] = ()) -> list[int]:
+    """Ids of the top foods for ``words`` (of ``data_types`` only, if given); a search
+    of every data type is retried without the first word when it finds nothing."""
     terms = words.split()
-    for _ in range(RETRIES + 1):
-        ids = food_top_ids(q=" ".join(terms), market=market, limit=CANDIDATES)
+    for _ in range(1 if data_types else RETRIES + 1):
+        ids = food_top_ids(
+            q=" ".join(terms), market=market, limit=CANDIDATES, data_types=data_types
+        )
         if ids or len(terms) == 1:
             return ids
         terms = terms[1:]

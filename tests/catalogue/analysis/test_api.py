@@ -232,3 +232,25 @@ def test_a_get_is_a_405_and_not_metered(sr28_small, taster):
     assert response.status_code == 405
     assert response.json()["type"] == "/problems/method-not-allowed"
     assert "RateLimit-Remaining" not in response
+
+
+def test_a_reference_food_is_searched_for_when_branded_titles_come_first(
+    db, unthrottled, monkeypatch
+):
+    from catalogue.analysis import selectors
+
+    monkeypatch.setattr(selectors, "CANDIDATES", 2)
+    market = MarketFactory(code="US")
+    cup = [{"description": "cup", "gram_weight": 120.0}]
+    for n in range(3):
+        FoodFactory(name="ZORB FLOUR", data_type="branded", market=market, portions=cup,
+                    source="fdc", source_id=f"b{n}", nutrients={"208": 360.0})  # fmt: skip
+    FoodFactory(
+        name="Wheat flour, zorb, white",
+        market=market,
+        portions=[{"description": "1 cup", "gram_weight": 125.0}],
+        nutrients={"208": 364.0},
+    )
+    (line,) = _lines(unthrottled, "1 cup zorb flour")
+    assert (line["food"]["name"], line["grams"]) == ("Wheat flour, zorb, white", 125)
+    assert line["alternatives"][0]["name"] == "ZORB FLOUR"
