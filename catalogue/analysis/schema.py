@@ -129,7 +129,8 @@ preparation and state words count (`broccoli, chopped`). `milk 250 ml` works too
 **Which food.** The food words are searched like `GET /v1/foods?q=` (whole foods first);
 among the first candidates, reference foods (USDA SR28, FNDDS, IFCT) come before
 branded ones and names adding fewer words than the line asked come first (`2 eggs` are
-whole eggs, not yolks). State words (cooked, raw, boiled, fried, ...) choose the food;
+whole eggs, not yolks); when only branded foods come first, the reference foods are
+searched alone. State words (cooked, raw, boiled, fried, ...) choose the food;
 preparation words (chopped, sliced, diced, shredded, packed, ...) choose the measure
 (`1 cup, chopped` before `1 cup`). `alternatives` lists the next three.
 
