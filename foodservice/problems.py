@@ -216,7 +216,8 @@ class InvalidIngredients(Problem):
     default_detail = "The ingredient list is invalid."
     members = ("errors",)
 
-    def __init__(self, errors: dict[str, str]) -> None:
+    def __init__(self, errors: dict[str, str] | None = None) -> None:
+        errors = errors or {"body": self.default_detail}
         text = "; ".join(f"{field}: {msg}" for field, msg in errors.items())
         super().__init__(text, errors=[{"field": f, "detail": m} for f, m in errors.items()])
 
