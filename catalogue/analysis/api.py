@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from catalogue import policies
 from catalogue.analysis.selectors import analysis_run
 from catalogue.api import CatalogueReadView
-from foodservice import problems
+from foodservice.core import problems
 
 MAX_LINES = 100
 MAX_LINE_LENGTH = 200

@@ -31,8 +31,8 @@ from catalogue.analysis.parser import ParsedLine, parse_line
 from catalogue.analysis.weighing import Weighing, weigh
 from catalogue.models import DataType, Food
 from catalogue.nutrients import HEADLINES
+from catalogue.routing import catalogue_read_alias
 from catalogue.selectors import food_top_ids
-from foodservice.replicas import catalogue_read_alias
 
 CANDIDATES = 50
 ALTERNATIVES = 3
