@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Window
 
 from catalogue import ordering, rendering, search, spelling
-from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient
+from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient, SourceLoad
 from catalogue.nutrients import BY_SLUG
 from catalogue.paging import Position
 from catalogue.params import FoodQuery, Sort
@@ -342,3 +342,8 @@ def _top_ids(query: FoodQuery, market: str | None, limit: int) -> list[int]:
     else:
         keys = _ranked(queryset, query, None, 0, limit)
     return [key["id"] for key in keys]
+
+
+def source_loads_list() -> list[SourceLoad]:
+    """The loaded sources' food counts per market (``SourceLoad``), by source, market."""
+    return list(SourceLoad.objects.order_by("source", "market"))
