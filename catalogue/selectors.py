@@ -18,7 +18,7 @@ from catalogue import ordering, rendering, search, spelling
 from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient, SourceLoad
 from catalogue.nutrients import BY_SLUG
 from catalogue.paging import Position
-from catalogue.params import FoodQuery
+from catalogue.params import FoodQuery, Sort
 from catalogue.serializers import NutrientRef
 from foodservice.core import problems
 from foodservice.core.redis import UNREACHABLE
@@ -316,6 +316,32 @@ def markets_offered_named() -> list[tuple[str, str]]:
 def catalogue_cache_forget() -> None:
     """Drop the cached market list and nutrient table (after a load)."""
     cache.delete_many([MARKETS_CACHE_KEY, NUTRIENTS_CACHE_KEY])
+
+
+def food_top_ids(
+    *, q: str, market: str | None, limit: int, data_types: tuple[str, ...] = ()
+) -> list[int]:
+    """Ids of the first ``limit`` foods of ``food_search``'s relevance-ranked list for
+    ``q`` in ``market`` (of ``data_types`` only, if given), in its order, corrected for
+    spelling the way it is (catalogue.spelling) when ``q`` matches nothing. Only the
+    ranking is read: no count, no summaries (POST /v1/analysis searches every line of
+    a body this way)."""
+    query = FoodQuery(q=q, data_types=data_types, sort=Sort("relevance", False), page_size=limit)
+    ids = _top_ids(query, market, limit)
+    if not ids:
+        fixed = spelling.correct(q)
+        if fixed is not None:
+            ids = _top_ids(replace(query, q=fixed), market, limit)
+    return ids
+
+
+def _top_ids(query: FoodQuery, market: str | None, limit: int) -> list[int]:
+    queryset = search.match(_filtered(query, market), query.q)
+    if _phrase_ranked(query):
+        keys, _ = _phrase_page(queryset, query, market, Position(0), limit)
+    else:
+        keys = _ranked(queryset, query, None, 0, limit)
+    return [key["id"] for key in keys]
 
 
 def source_loads_list() -> list[SourceLoad]:

@@ -20,8 +20,10 @@ class MeteredAPIView(APIView):
     """Base of every metered data read (spec 8): every /v1 view that reads data
     subclasses it and implements ``get``.
 
-    GET and HEAD are metered once per request by ``MeterThrottle`` (burst and quota in
-    one atomic decision; a 429 is never counted). Every admitted metered response,
+    GET and HEAD (and the methods a view names in ``metered_methods``: ``POST
+    /v1/analysis``, a read with a body) are metered once per request by
+    ``MeterThrottle`` (burst and quota in one atomic decision; a 429 is never
+    counted). Every admitted metered response,
     whatever the view answers (2xx, 304, 403, 404, ...), carries the RateLimit headers
     (metering/headers.py); the quota 429 carries them too, the burst 429 only
     Retry-After. Subclasses must not change ``throttle_classes``. A view returning

@@ -177,6 +177,22 @@ PROBLEM_DOCS: dict[str, ProblemDoc] = {
             ("market", "This field is required."),
         ),
     ),
+    "invalid-ingredients": ProblemDoc(
+        when="`POST /v1/analysis` with a body that is not a JSON object holding "
+        "`ingredients`, a list of 1 to 100 strings of at most 200 characters each: the "
+        "member missing, not a list, empty, over 100 lines, a line that is not a string, "
+        "blank, over 200 characters or holding control characters, or another member "
+        "beside it. `errors` names each field at fault (`ingredients[3]`). A line that is "
+        "a string but cannot be understood is not an error: it comes back `unmatched`. "
+        "Counted like any read.",
+        action='Send `{"ingredients": ["2 tbsp butter", ...]}` with one line per '
+        "ingredient; split a longer recipe into requests of 100 lines.",
+        members=_errors(
+            "field",
+            "The body member at fault (`body` for the whole body, `ingredients[i]` for a line).",
+            ("ingredients[0]", "Must be at most 200 characters."),
+        ),
+    ),
     "unsupported-media-type": ProblemDoc(
         when="A request body sent with a `Content-Type` other than `application/json`.",
         action="Send the body as JSON with `Content-Type: application/json`.",

@@ -233,6 +233,22 @@ class ValidationFailed(Problem):
         super().__init__(text, errors=[{"field": f, "detail": m} for f, m in errors.items()])
 
 
+class InvalidIngredients(Problem):
+    """The body of ``POST /v1/analysis`` is not ``{"ingredients": [1 to 100 strings of at
+    most 200 characters]}``. ``errors`` lists ``{"field", "detail"}`` (``ingredients[3]``)."""
+
+    kind = "invalid-ingredients"
+    title = "Bad Request"
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_detail = "The ingredient list is invalid."
+    members = ("errors",)
+
+    def __init__(self, errors: dict[str, str] | None = None) -> None:
+        errors = errors or {"body": self.default_detail}
+        text = "; ".join(f"{field}: {msg}" for field, msg in errors.items())
+        super().__init__(text, errors=[{"field": f, "detail": m} for f, m in errors.items()])
+
+
 class UnsupportedMediaType(Problem):
     kind = "unsupported-media-type"
     title = "Unsupported Media Type"

@@ -28,6 +28,7 @@ OPERATIONS = [
     ("/v1/market", "get"),
     ("/v1/market", "put"),
     ("/v1/usage", "get"),
+    ("/v1/analysis", "post"),
 ]
 
 
