@@ -9,6 +9,7 @@ from catalogue import api
 
 urlpatterns = [
     path("foods", api.FoodListView.as_view(), name="foods"),
+    path("suggest", api.SuggestView.as_view(), name="suggest"),
     path("foods/<str:public_id>", api.FoodDetailView.as_view(), name="food"),
     path("nutrients/<str:nutrient_id>", api.NutrientDetailView.as_view(), name="nutrient"),
     path("categories/<str:slug>", api.CategoryDetailView.as_view(), name="category"),
