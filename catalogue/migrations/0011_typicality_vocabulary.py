@@ -15,8 +15,8 @@ PostgreSQL only, rebuilt from scratch like 0007 (same triggers, new definitions)
 - ``catalogue_word``: the typo vocabulary per market, ``(market_id, word)``, with how many
   foods hold the word (``foods``) and how many of them are not branded (``reference``),
   made of the words of ``search_name`` *and* ``search_aliases`` (local names); a trigram
-  GIN index for similar-word look-ups and a ``text_pattern_ops`` btree for completions
-  (GET /v1/suggest).
+  GIN index for similar-word look-ups and ``text_pattern_ops`` btrees for completions
+  (GET /v1/suggest: every word, and the words of 5+ reference foods).
 Both are kept by statement triggers on ``catalogue_food`` (transition tables).
 """
 
@@ -161,6 +161,10 @@ POSTGRES_FORWARD = [
     WORD_UPSERT.format(select=WORDS_OF.format(t="f", source="catalogue_food", where="")),
     "CREATE INDEX word_trgm_idx ON catalogue_word USING gin (word gin_trgm_ops)",
     "CREATE INDEX word_prefix_idx ON catalogue_word (market_id, word text_pattern_ops)",
+    # The words of 5+ reference foods: what a suggestion for one or two letters reads
+    # (catalogue/suggest.py), a few thousand words instead of every word with the prefix.
+    "CREATE INDEX word_common_prefix_idx ON catalogue_word (market_id, word text_pattern_ops) "
+    "WHERE reference >= 5",
     f"INSERT INTO catalogue_food_phrase ({PHRASE_COLUMNS}) "
     + PHRASE_SELECT.format(t="f", source="catalogue_food"),
     "CREATE INDEX food_phrase_rank_idx ON catalogue_food_phrase "

@@ -47,3 +47,29 @@ def test_a_miss_is_printed_with_what_was_found(judged_sample, monkeypatch):
 
 def test_print_rates(judged_sample):
     print("\n".join(search_quality.report(search_quality.evaluate())))
+
+
+@pytest.fixture
+def judged_sample_with_ifct(judged_sample: None) -> None:
+    catalogue_load(source="ifct")  # the whole vendored table: market IN
+
+
+def test_sets_judged_on_the_first_row_meet_their_targets_on_real_rows(
+    judged_sample_with_ifct, monkeypatch
+):
+    # Issue 27: first-row staples, regional names, long queries (market US) and Indian
+    # queries (market IN), on the sample's rows of each query (bench/make_judged_sample.py).
+    monkeypatch.setattr(search_quality, "STAPLES", [])
+    monkeypatch.setattr(search_quality, "MISSPELLINGS", judged_set.MISSPELLINGS_MORE)
+    outcomes = search_quality.evaluate()
+    rates = search_quality.rates(outcomes)
+    misses = "\n".join(search_quality.report(outcomes))
+    # Floors: what the full catalogue reaches today (bench/RESULTS.md), so a change that
+    # loses ground fails here; the issue's targets (search_quality.TARGETS) are higher
+    # for first-row staples, long and Indian queries and are measured on the full table.
+    floors = {"first": 0.90, "regional": 0.80, "long": 0.65, "indian": 0.90}
+    for kind, floor in floors.items():
+        hits, total = rates[kind]
+        assert total >= 30 and hits / total >= floor, (kind, misses)
+    hits, total = rates["misspelling"]
+    assert total >= 30 and hits / total >= search_quality.MISSPELLING_TARGET, misses
