@@ -38,7 +38,7 @@ from operator import and_, or_
 from typing import Any
 
 from django.db import connection, connections
-from django.db.models import BooleanField, Case, IntegerField, Q, QuerySet, Value, When
+from django.db.models import BooleanField, Case, F, IntegerField, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Length
 
@@ -90,20 +90,24 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
         starts = Q(search_stems__startswith=f" {phrase} ")
         holds = Q(search_stems__contains=f" {phrase} ")
     local = " ".join(terms)
-    classes = []
-    for top, kind in ((13, ~Q(data_type=BRANDED)), (7, Q(data_type=BRANDED))):
-        for shift, dish in ((0, Q(dish=0)), (3, ~Q(dish=0))):
-            classes += [
-                When(head & kind & dish, then=Value(top - shift)),
-                When(starts & kind & dish, then=Value(top - shift - 1)),
-                When(holds & kind & dish, then=Value(top - shift - 2)),
-            ]
+    # The place of the match (13 about, 12 starts, 11 holds; each LIKE evaluated once),
+    # then lowered by 3 for a dish and 6 for a branded food (the module's table).
     queryset = queryset.annotate(
-        dish=Coalesce("rank_quality", Value(UNRANKED_QUALITY)).bitand(DISH_BIT)
+        place=Case(
+            When(head, then=Value(13)),
+            When(starts, then=Value(12)),
+            When(holds, then=Value(11)),
+            default=Value(0),
+            output_field=IntegerField(),
+        ),
+        lowered=Coalesce("rank_quality", Value(UNRANKED_QUALITY)).bitand(DISH_BIT)
+        / Value(DISH_BIT)
+        * Value(3)
+        + Case(When(data_type=BRANDED, then=Value(6)), default=Value(0)),
     )
     return queryset.annotate(
         relevance=Case(
-            *classes,
+            When(place__gt=0, then=F("place") - F("lowered")),
             When(search_stems__startswith=f" {phrase}", then=Value(1)),
             When(
                 Q(search_aliases=f" {local} ")

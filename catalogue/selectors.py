@@ -88,9 +88,10 @@ def food_search(
         page, past_end = None, error
     if query.q and (page is None or page.total < FALLBACK_BELOW):
         fixed = spelling.correct(query.q, market)
-        if fixed is not None and _whole_words(fixed, query, market) > _whole_words(
-            query.q, query, market
-        ):
+        if fixed is not None:
+            # Counted up to one more than the query typed finds (often none: one row).
+            found = 0 if page is None or page.total == 0 else _whole_words(query.q, query, market)
+        if fixed is not None and _whole_words(fixed, query, market, cap=found + 1) > found:
             alternative = _food_page(replace(query, q=fixed), market, depth, position)
             return replace(alternative, corrected_q=fixed, synonyms=used)
     if page is None:
@@ -98,11 +99,11 @@ def food_search(
     return replace(page, synonyms=used) if used else page
 
 
-def _whole_words(q: str, query: FoodQuery, market: str | None) -> int:
-    """How many foods (up to ``FALLBACK_BELOW``) of the search hold every word of ``q``
-    as a whole word (the last one too, not only as a prefix)."""
+def _whole_words(q: str, query: FoodQuery, market: str | None, *, cap: int | None = None) -> int:
+    """How many foods (up to ``cap``, default ``FALLBACK_BELOW``) of the search hold
+    every word of ``q`` as a whole word (the last one too, not only as a prefix)."""
     queryset = search.match(_filtered(query, market), q, prefix=False)
-    return queryset.order_by()[:FALLBACK_BELOW].count()
+    return queryset.order_by()[: cap or FALLBACK_BELOW].count()
 
 
 # Searches with fewer matches than this try a spelling correction: a misspelling

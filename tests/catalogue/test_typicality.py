@@ -5,9 +5,11 @@ table) and factory rows with real names; both backends."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 
 from catalogue import spelling, synonyms
 from catalogue.importers.load import catalogue_load
+from catalogue.models import Food
 from tests.catalogue.conftest import DATA
 from tests.catalogue.test_ifct import _client_of
 from tests.factories import FoodFactory
@@ -146,3 +148,24 @@ def test_a_candidate_with_the_first_letter_typed_beats_one_edit_fewer(db):
 def test_a_longer_word_than_any_food_word_is_never_corrected(db):
     FoodFactory(name="Bananas, raw")
     assert spelling.correct("b" + "anana" * 10, "US") is None
+
+
+def test_the_vocabulary_is_kept_per_market_with_local_names_by_triggers(ifct):
+    if connection.vendor != "postgresql":
+        pytest.skip("catalogue_word is PostgreSQL's (SQLite counts the names in Python)")
+
+    def held(market: str, word: str) -> tuple[int, int] | None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT foods, reference FROM catalogue_word WHERE market_id = %s AND word = %s",
+                (market, word),
+            )
+            return cursor.fetchone()
+
+    assert held("IN", "palak")[1] >= 1  # a local name (Hindi) of spinach, market IN
+    assert held("US", "palak") is None
+    before = held("IN", "spinach")[0]
+    FoodFactory(name="SPINACH DIP", data_type="branded", source="fdc", market__code="IN")
+    assert held("IN", "spinach") == (before + 1, before)  # branded: not a reference food
+    Food.objects.filter(name="SPINACH DIP").delete()
+    assert held("IN", "spinach") == (before, before)
