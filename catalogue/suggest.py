@@ -102,11 +102,9 @@ def _ranked(word: str | None, candidates: list[str], market: str | None) -> list
             counted = {k: (heads, held) for k, heads, held in cursor.fetchall()}
     else:
         pairs, heads = _sqlite_phrases(market)
-        counted = {
-            k: (min(heads.get(k, 0), HEADS_CAP), k in pairs or not stems) for k in keys.values()
-        }
+        counted = {k: (min(heads.get(k, 0), HEADS_CAP), k in pairs) for k in keys.values()}
     order = {c: i for i, c in enumerate(candidates)}
-    kept = [c for c in candidates if counted.get(keys[c], (0, False))[1]]
+    kept = [c for c in candidates if not stems or counted.get(keys[c], (0, False))[1]]
     return sorted(kept, key=lambda c: (-counted[keys[c]][0], order[c]))
 
 
