@@ -18,7 +18,7 @@ from itertools import pairwise
 from django.db import connections
 
 from catalogue import spelling, text
-from foodservice.replicas import catalogue_read_alias
+from catalogue.routing import catalogue_read_alias
 
 LIMIT = 10
 # Completions of the last word considered (best first) before the pair check.
