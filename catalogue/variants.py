@@ -29,7 +29,7 @@ _GROUPS = """
     SELECT id, CASE WHEN row_number() OVER w = 1 THEN count(*) OVER w ELSE 0 END AS n
     FROM catalogue_food WHERE variant_key IS NOT NULL {scope}
     WINDOW w AS (PARTITION BY variant_key, market_id
-                 ORDER BY coalesce(rank_quality, 31), source <> 'sr28', energy_kcal IS NULL, id
+                 ORDER BY coalesce(rank_quality, 63), source <> 'sr28', energy_kcal IS NULL, id
                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 """
 # The groups (key and market) a load touched: its new foods', and the old and new keys

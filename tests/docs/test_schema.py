@@ -18,6 +18,7 @@ from tests.factories import FoodFactory, MarketFactory
 
 METERED = [
     "/v1/foods",
+    "/v1/suggest",
     "/v1/foods/{public_id}",
     "/v1/nutrients/{nutrient_id}",
     "/v1/categories/{slug}",
