@@ -34,6 +34,8 @@ logger = logging.getLogger("foodservice.metering")
 QUOTA_WINDOW_NAMES = {"day": "daily", "month": "monthly"}
 # Days in the daily series of an account on a rolling day (it has no billing period).
 DAILY_SERIES_DAYS_ON_ROLLING_DAY = 30
+# The dashboard warns, with an Upgrade button, once this share of the quota is used.
+NEARLY_SPENT = 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +246,16 @@ class UsageMeter:
     @property
     def period_end(self) -> datetime | None:
         return self.renews_at
+
+    @property
+    def spent(self) -> bool:
+        """Every metered request is refused with the quota 429 until allowance frees up."""
+        return self.available and self.quota > 0 and self.remaining <= 0
+
+    @property
+    def nearly_spent(self) -> bool:
+        """At least ``NEARLY_SPENT`` of the quota used, some still left (issue 29)."""
+        return self.available and not self.spent and self.used >= self.quota * NEARLY_SPENT
 
 
 def usage_summary(*, account: Account, now: datetime | None = None) -> UsageMeter:

@@ -172,7 +172,7 @@ def test_taster_frees_up_text_follows_the_meterings_rolling_schedule(owner_clien
     call_api(secret, 1)  # 17:25
     usage_flush()
     page = owner_client.get("/usage/").content.decode()
-    assert "3 requests free up at 14:00, 2 at 15:00 and 1 at 17:00 UTC" in page
+    assert "3 requests free up at 14:00 on 11 Mar, 2 at 15:00 and 1 at 17:00 UTC" in page
     counts = {hour_of(r.hour): r.count for r in KeyUsageHour.objects.all()}
     schedule = day_releases(counts, hour_of(timezone.now()))
     assert _release_rows(page) == [(at.isoformat(), n) for at, n in schedule]
@@ -182,8 +182,8 @@ def test_taster_frees_up_text_follows_the_meterings_rolling_schedule(owner_clien
     clock.move_to(dt.datetime(2026, 3, 11, 14, 5, tzinfo=dt.UTC))
     page = owner_client.get("/").content.decode()
     assert "3</strong> of 250 requests used" in page
-    assert "2 requests free up at 15:00 and 1 request" not in page
-    assert "2 requests free up at 15:00 and 1 at 17:00 UTC" in page
+    assert "2 requests free up at 15:00 on 11 Mar and 1 request" not in page
+    assert "2 requests free up at 15:00 on 11 Mar and 1 at 17:00 UTC" in page
 
 
 def test_the_frees_up_schedule_adds_up_to_the_live_count(owner_client, verified, clock):
@@ -194,7 +194,7 @@ def test_the_frees_up_schedule_adds_up_to_the_live_count(owner_client, verified,
     call_api(secret, 4)  # not flushed yet: only in the meter's buckets
     page = owner_client.get("/usage/").content.decode()
     assert "6</strong> of 250 requests used" in page
-    assert "2 requests free up at 14:00 and 4 at 15:00 UTC" in page
+    assert "2 requests free up at 14:00 on 11 Mar and 4 at 15:00 UTC" in page
 
 
 def test_a_paid_plan_shows_its_renewal_not_hourly_releases(owner_client, verified, clock):

@@ -64,7 +64,9 @@ def _sum_series(series: Sequence[list[UsagePoint]]) -> list[UsagePoint]:
 
 
 def _hour_label(start: datetime) -> str:
-    return f"{start:%d %b %H:00} to {start + timedelta(hours=1):%H:00} UTC"
+    """ "24 Nov 12:00-13:00": short enough for one line of a phone's numbers table (the
+    table's heading and the page say the times are UTC)."""
+    return f"{start:%d %b %H:00}-{start + timedelta(hours=1):%H:00}"
 
 
 def _ticked(i: int, n: int, step: int) -> bool:
@@ -90,9 +92,9 @@ def hourly_chart(points: Sequence[UsagePoint]) -> BarChart:
 
 
 def daily_chart(points: Sequence[UsagePoint]) -> BarChart:
-    """One bar a day stacked by outcome; about 8 axis labels whatever the period's
-    length, today's included."""
-    step = max(1, -(-len(points) // 8))
+    """One bar a day stacked by outcome; about 6 axis labels whatever the period's
+    length (they must fit a phone's width, issue 29), today's included."""
+    step = max(1, -(-len(points) // 6))
     return stacked_bar_chart(
         points=[
             (

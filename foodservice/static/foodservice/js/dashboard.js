@@ -39,16 +39,7 @@ function setUpSelectOnFocus() {
   });
 }
 
-// A chart too wide for a phone scrolls inside its box: start at the right end, where
-// the current hour and today are.
-function scrollChartsToLatest() {
-  document.querySelectorAll(".chart-scroll").forEach(function (box) {
-    box.scrollLeft = box.scrollWidth;
-  });
-}
-
 document.addEventListener("DOMContentLoaded", function () {
   setUpCopyButtons();
   setUpSelectOnFocus();
-  scrollChartsToLatest();
 });

@@ -1,0 +1,149 @@
+"""The dashboard of an account that has used the service for a day (issue 29.1), in
+Chromium at 390, 1280 and 1440 px: five keys (one rotated, one revoked), 100-character
+labels with and without spaces, a long e-mail address, the day's quota spent, and every
+outcome (admitted, quota 429, burst 429, failed) in the history.
+
+Screenshots: ``test-artifacts/browser/lived-in-<page>-<width>.png``. Checked on every
+page: no sideways scroll of the page, no header on two rows; on the keys page every
+action of every row lies inside the card."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.utils import timezone
+
+from accounts.models import Account
+from keys.models import ApiKey
+from keys.services import key_create, key_revoke, key_rotate
+from metering.models import KeyUsageHour
+from metering.windows import floor_hour
+from tests.factories import AccountFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WIDTHS = (390, 1280, 1440)
+EMAIL = "alexandra.first-lastname.engineering@example-company.com"
+SPACED = ("nightly batch import of the supplier catalogue for the " * 3)[:100].strip()
+UNBROKEN = ("svc" + "0123456789abcdefghijklmnopqrstuvwxyz" * 3)[:100]
+ROW_ACTIONS = ("Usage", "Rename", "Rotate", "Revoke")
+
+
+def lived_in_account() -> tuple[Account, list[ApiKey]]:
+    """A Taster account (250 requests a rolling day) that spent its quota today: every
+    hour of the last day holds admitted requests, the last hours quota and burst 429s
+    and a few failures; keys[2] was rotated, keys[3] revoked."""
+    account = AccountFactory(
+        owner__email=EMAIL, owner__email_verified_at=timezone.now(), market="US"
+    )
+    labels = [SPACED, UNBROKEN, "laptop", "staging server", "ci"]
+    keys = [key_create(account=account, label=label)[0] for label in labels]
+    key_rotate(key=keys[2])
+    key_revoke(key=keys[3])
+    now = floor_hour(timezone.now())
+    spent = 0
+    for hours_ago in range(23, -1, -1):
+        n = 10 if hours_ago else settings.FOODSERVICE_TIERS["taster"]["quota"] - spent
+        spent += n
+        KeyUsageHour.objects.create(
+            key=keys[hours_ago % 3],
+            account=account,
+            hour=now - dt.timedelta(hours=hours_ago),
+            count=n,
+            quota_refused=40 if hours_ago == 0 else 0,
+            burst_refused=3 if hours_ago in (0, 5) else 0,
+            failed=1 if hours_ago == 7 else 0,
+        )
+    ApiKey.objects.filter(pk__in=[k.pk for k in keys[:3]]).update(last_used_at=timezone.now())
+    return account, [ApiKey.objects.get(pk=k.pk) for k in keys]
+
+
+def _sign_in(page, live_server, account: Account) -> None:
+    client = Client()
+    client.force_login(account.owner)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies(
+        [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
+    )
+
+
+def _inside(inner: dict, outer: dict) -> bool:
+    return (
+        inner["x"] >= outer["x"] - 0.5
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5
+    )
+
+
+def _check(page, shot, name: str, width: int) -> None:
+    shot(page, f"lived-in-{name}-{width}")
+    scroll, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll <= viewport, f"{name} at {width}px is {scroll}px wide"
+    if width > 640:  # phones put the navigation on a row of its own, by design
+        header = page.locator(".site-header__inner").bounding_box()
+        assert header["height"] < 70, f"{name} at {width}px: header {header['height']}px tall"
+
+
+def test_every_page_of_a_lived_in_account_fits(page, live_server, shot):
+    account, keys = lived_in_account()
+    _sign_in(page, live_server, account)
+    pages = {
+        "overview": "/",
+        "keys": "/keys/",
+        "usage": "/usage/",
+        "key-usage": f"/usage/keys/{keys[1].pk}/",
+        "key-usage-unused": f"/usage/keys/{keys[4].pk}/",
+        "plan": "/plan/",
+        "activity": "/activity/",
+    }
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        for name, path in pages.items():
+            page.goto(path)
+            _check(page, shot, name, width)
+        page.goto("/keys/")
+        card = page.locator("section.card", has=page.locator("#keys-heading")).bounding_box()
+        for key in keys:
+            row = page.locator(f"#key-{key.pk}")
+            actions = ROW_ACTIONS if key.revoked_at is None else ROW_ACTIONS[:2]
+            for action in actions:
+                box = row.get_by_role("link", name=action).bounding_box()
+                assert box is not None and _inside(box, card), (key.label, action, width)
+            if key.revoked_at is not None:
+                assert row.get_by_role("link", name="Revoke").count() == 0
+        label = page.locator(f"#key-{keys[0].pk} .key-label").bounding_box()
+        if width > 640:  # the long label is given room, not squeezed into a column
+            assert label["height"] < 100, f"label is {label['height']}px tall at {width}px"
+        page.goto("/usage/")
+        page.get_by_text("Show the numbers").first.click()
+        _check(page, shot, "usage-numbers", width)
+
+
+def test_a_spent_quota_says_so_and_offers_an_upgrade(page, live_server, shot):
+    account, _ = lived_in_account()
+    _sign_in(page, live_server, account)
+    for path in ("/", "/usage/"):
+        page.goto(path)
+        banner = page.locator("#quota-banner")
+        text = banner.inner_text()
+        assert "used all 250 requests" in text, text
+        assert "429" in text
+        upgrade = banner.get_by_role("link", name="Upgrade")
+        assert upgrade.get_attribute("href") == "/plan/"
+        # The time allowance frees up names its day, so tomorrow's never reads as past.
+        first = floor_hour(timezone.now()) + dt.timedelta(hours=1)
+        expected = f"free up at {first:%H:%M} on {first.day} {first:%b}"
+        assert expected in page.locator(".usage-line").first.inner_text()
+        assert expected in text
+
+
+def test_the_usage_chart_opens_with_its_axis_in_view_on_a_phone(page, live_server, shot):
+    account, _ = lived_in_account()
+    _sign_in(page, live_server, account)
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto("/usage/")
+    scroller = page.locator(".chart-scroll").first
+    assert scroller.evaluate("e => e.scrollLeft") == 0
+    assert scroller.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
