@@ -180,6 +180,13 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "key_used": any(k.last_used_at for k in keys),
         "market_name": market_label(account.market),
     }
+    # Once every step is done the checklist gives way to the snippet alone (issue 29).
+    context["started"] = bool(
+        request.user.email_verified_at
+        and account.market
+        and context["key_count"]
+        and context["key_used"]
+    )
     return render(request, "accounts/dashboard.html", context)
 
 
