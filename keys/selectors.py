@@ -105,6 +105,7 @@ def principal_for(key: ApiKey) -> KeyPrincipal:
         market=account.market,
         billing_anchor=account.billing_anchor,
         expires_at=key.expires_at,
+        allowed_addresses=tuple(key.allowed_addresses or ()),
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django import template
 from django.utils import timezone
@@ -83,3 +83,11 @@ def releases_text(releases: Sequence[Release], shown: int = 3) -> str:
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     later = sum(r.requests for r in releases[shown:])
     return f"{text} UTC" + (f", {later:,} more later" if later else "")
+
+
+@register.filter
+def soon(moment: datetime | None) -> bool:
+    """Whether ``moment`` is within the next 7 days (a key's expiry worth pointing out)."""
+    if moment is None:
+        return False
+    return timezone.now() < moment <= timezone.now() + timedelta(days=7)
