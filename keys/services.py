@@ -144,7 +144,7 @@ def key_set_allowed_addresses(
                 account=locked.account_id,
                 actor=actor,
                 target=key_target(locked),
-                detail={"from": old, "to": addresses},
+                detail={"from": ", ".join(old), "to": ", ".join(addresses)},
             )
     key.allowed_addresses = addresses
     return key

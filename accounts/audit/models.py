@@ -115,7 +115,7 @@ class AuditEntry(models.Model):
             case AuditAction.KEY_CREATE if d.get("expires_at"):
                 return f"{self.target} created, expiring {str(d['expires_at'])[:16]} UTC"
             case AuditAction.KEY_ADDRESSES:
-                allowed = ", ".join(d.get("to") or []) or "any address"
+                allowed = d.get("to") or "any address"
                 return f"{self.target} allowed addresses set to {allowed}"
             case AuditAction.KEY_CREATE | AuditAction.KEY_ROTATE | AuditAction.KEY_REVOKE:
                 verb = self.get_action_display().removeprefix("Key ")
