@@ -12,8 +12,9 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 OPENAPI_LINT := tools/openapi-lint
+AXE := tools/axe
 
-.PHONY: run test test-embedded test-services lint lint-openapi format serve-prod check-deploy test-hostile-long bench-timing
+.PHONY: axe run test test-embedded test-services lint lint-openapi format serve-prod check-deploy test-hostile-long bench-timing
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,11 +38,19 @@ run: $(VENV)/.installed
 
 test: test-embedded test-services
 
-test-embedded: $(VENV)/.installed
+# axe-core for the browser tests' accessibility checks (tests/browser/test_axe.py),
+# pinned by tools/axe/package-lock.json, installed by `npm ci` (issue 29).
+$(AXE)/node_modules/.installed: $(AXE)/package.json $(AXE)/package-lock.json
+	cd $(AXE) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+axe: $(AXE)/node_modules/.installed
+
+test-embedded: $(VENV)/.installed axe
 	@echo "=== test pass 1/2: embedded default (SQLite, in-process metering) ==="
 	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest $(PYTEST_ARGS)
 
-test-services: $(VENV)/.installed
+test-services: $(VENV)/.installed axe
 	@echo "=== test pass 2/2: PostgreSQL + Redis ==="
 	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest $(PYTEST_ARGS)
 
