@@ -41,6 +41,7 @@ def lived_in_account() -> tuple[Account, list[ApiKey]]:
     )
     labels = [SPACED, UNBROKEN, "laptop", "staging server", "ci"]
     keys = [key_create(account=account, label=label)[0] for label in labels]
+    ApiKey.objects.filter(pk=keys[4].pk).update(expires_at=timezone.now() + dt.timedelta(days=5))
     key_rotate(key=keys[2])
     key_revoke(key=keys[3])
     now = floor_hour(timezone.now())
@@ -97,6 +98,8 @@ def test_every_page_of_a_lived_in_account_fits(page, live_server, shot):
         "key-usage-unused": f"/usage/keys/{keys[4].pk}/",
         "plan": "/plan/",
         "activity": "/activity/",
+        "key-addresses": f"/keys/{keys[1].pk}/addresses/",
+        "usage-30d": "/usage/?range=30d",
     }
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
@@ -113,6 +116,8 @@ def test_every_page_of_a_lived_in_account_fits(page, live_server, shot):
                 assert box is not None and _inside(box, card), (key.label, action, width)
             if key.revoked_at is not None:
                 assert row.get_by_role("link", name="Revoke").count() == 0
+        wrap = page.locator(".keys-table").locator("xpath=..")  # nothing cut by its scroller
+        assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth"), ("keys table", width)
         label = page.locator(f"#key-{keys[0].pk} .key-label").bounding_box()
         if width > 640:  # the long label is given room, not squeezed into a column
             assert label["height"] < 100, f"label is {label['height']}px tall at {width}px"
@@ -147,3 +152,33 @@ def test_the_usage_chart_opens_with_its_axis_in_view_on_a_phone(page, live_serve
     scroller = page.locator(".chart-scroll").first
     assert scroller.evaluate("e => e.scrollLeft") == 0
     assert scroller.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+
+
+def test_bars_tell_their_numbers_on_hover_and_keyboard_focus(page, live_server, shot):
+    account, _ = lived_in_account()
+    _sign_in(page, live_server, account)
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto("/usage/")
+    value = page.locator("#chart-hourly-value")
+    bars = page.locator("#chart-hourly-value").locator("xpath=..").locator(".stack")
+    assert bars.count() == 24
+    assert [bars.nth(i).get_attribute("tabindex") for i in (0, 23)] == ["-1", "0"]
+    bars.nth(23).focus()  # the current hour, the chart's one tab stop
+    assert "250 requests" not in value.inner_text()
+    latest = value.inner_text()
+    assert "40 quota 429" in latest and "3 burst 429" in latest, latest
+    page.keyboard.press("ArrowLeft")
+    assert "10 requests (10 admitted)" in value.inner_text()
+    assert bars.nth(22).get_attribute("tabindex") == "0"
+    page.keyboard.press("Home")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')").startswith(
+        bars.nth(0).get_attribute("aria-label")[:6]
+    )
+    bars.nth(16).hover()
+    assert "1 failed (5xx)" in value.inner_text()  # 7 hours ago: the one failure
+    shot(page, "lived-in-usage-focus-390")
+    for toggle in page.locator("summary").all():  # at least 24 px to tap (WCAG 2.5.8)
+        assert toggle.bounding_box()["height"] >= 24
+    page.goto("/usage/?range=7d")
+    assert page.locator("svg[aria-labelledby^='chart-daily'] .stack").count() == 7
+    assert page.get_by_role("link", name="7 d").get_attribute("aria-current") == "page"
