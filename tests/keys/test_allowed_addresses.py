@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from keys import secrets
 from keys.policies import AddressListError, address_allowed, parse_allowed_addresses
 from keys.services import key_set_allowed_addresses
 from metering.history import usage_flush
@@ -14,7 +15,7 @@ from metering.models import KeyUsageHour
 
 pytestmark = pytest.mark.django_db
 
-UNKNOWN = "fs_live_" + "A" * 53
+UNKNOWN = secrets.generate()  # well formed, never issued
 
 
 def call(secret: str, path: str = "/v1/foods?q=apple", **meta: str):
