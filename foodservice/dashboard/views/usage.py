@@ -94,9 +94,9 @@ def hourly_chart(points: Sequence[UsagePoint]) -> BarChart:
 
 
 def daily_chart(points: Sequence[UsagePoint]) -> BarChart:
-    """One bar a day stacked by outcome; about 6 axis labels whatever the period's
+    """One bar a day stacked by outcome; about 5 axis labels whatever the period's
     length (they must fit a phone's width, issue 29), today's included."""
-    step = max(1, -(-len(points) // 6))
+    step = max(1, -(-len(points) // 5))
     return stacked_bar_chart(
         points=[
             (
