@@ -182,3 +182,17 @@ def test_bars_tell_their_numbers_on_hover_and_keyboard_focus(page, live_server, 
     page.goto("/usage/?range=7d")
     assert page.locator("svg[aria-labelledby^='chart-daily'] .stack").count() == 7
     assert page.get_by_role("link", name="7 d").get_attribute("aria-current") == "page"
+
+
+def test_snippets_copy_and_an_unused_key_says_it_has_no_requests(page, live_server, shot):
+    account, keys = lived_in_account()
+    _sign_in(page, live_server, account)
+    page.goto("/")
+    assert page.get_by_role("heading", name="Calling the API").is_visible()  # all done
+    snippet = page.locator("#first-call")
+    assert snippet.get_attribute("tabindex") == "0"
+    page.get_by_role("button", name="Copy the code").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == snippet.inner_text() and "X-API-Key" in copied
+    page.goto(f"/usage/keys/{keys[4].pk}/")
+    assert "No requests yet: this key has never been used." in page.inner_text("main")
