@@ -8,7 +8,7 @@ from django.conf import settings
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
-from foodservice.problems import Unauthorized
+from foodservice.core.problems import Unauthorized
 from keys.policies import principal_allows_address
 from keys.principal import KeyPrincipal
 from keys.selectors import key_principal

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from foodservice import problems
+from foodservice.core import problems
 from keys.selectors import key_exists
 from metering.headers import ratelimit_headers
 from metering.history_range import RangeError, parse_range
