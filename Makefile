@@ -15,8 +15,9 @@ PORT ?= 8000
 
 OPENAPI_LINT := tools/openapi-lint
 OPENAPI_CLIENT := tools/openapi-client-check
+AXE := tools/axe
 
-.PHONY: run test test-embedded test-services lint lint-openapi lint-openapi-client format serve-prod check-deploy test-hostile-long bench-timing
+.PHONY: axe run test test-embedded test-services lint lint-openapi lint-openapi-client format serve-prod check-deploy test-hostile-long bench-timing
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,11 +46,19 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(MAKE) --no-print-directory -j3 -Otarget test-embedded test-services test-engines
 
-test-embedded: $(VENV)/.installed
+# axe-core for the browser tests' accessibility checks (tests/browser/test_axe.py),
+# pinned by tools/axe/package-lock.json, installed by `npm ci` (issue 29).
+$(AXE)/node_modules/.installed: $(AXE)/package.json $(AXE)/package-lock.json
+	cd $(AXE) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+axe: $(AXE)/node_modules/.installed
+
+test-embedded: $(VENV)/.installed axe
 	@echo "=== test pass: embedded default (SQLite, in-process metering) ==="
 	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -n $(XDIST) $(PYTEST_ARGS)
 
-test-services: $(VENV)/.installed
+test-services: $(VENV)/.installed axe
 	@echo "=== test pass: PostgreSQL + Redis (the engine tests have a pass of their own) ==="
 	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest -n $(XDIST) -m "not engines" $(PYTEST_ARGS)
 

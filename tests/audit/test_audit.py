@@ -209,6 +209,7 @@ def test_commands_are_recorded_as_operator(run_command):
     run_command("revoke_key", str(created["id"]))
     run_command("set_tier", "op@example.com", "head_chef")
     assert [(e.action, e.actor_label) for e in entries()] == [
+        (AuditAction.ACCOUNT_CREATE, "manage.py create_account"),
         (AuditAction.TIER_CHANGE, "manage.py create_account"),
         (AuditAction.MARKET_CHANGE, "manage.py create_account"),
         (AuditAction.KEY_CREATE, "manage.py create_key"),
