@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from accounts.audit.actors import Actor
 from accounts.models import Account
-from accounts.selectors import account_get_by_email, markets_offered
+from accounts.selectors import account_get_by_email
 from accounts.services import account_create
+from catalogue.selectors import markets_offered
 from foodservice.core import problems
 from foodservice.core.cli import ServiceCommand
 from keys.selectors import keys_for_account
