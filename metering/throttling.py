@@ -22,9 +22,10 @@ from rest_framework.views import APIView
 from foodservice.core.problems import BurstLimitExceeded, QuotaExceeded, ServiceUnavailable
 from keys.authentication import authenticate_again, unchecked_epoch
 from keys.principal import KeyPrincipal
-from metering.backends import MeterUnavailable, get_meter
+from metering.backends import get_meter
 from metering.decisions import MeterDecision
 from metering.headers import ratelimit_headers
+from metering.meter import MeterUnavailable
 from metering.services import StalePrincipal, usage_consume
 
 logger = logging.getLogger("foodservice.metering")

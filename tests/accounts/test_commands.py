@@ -207,6 +207,7 @@ def test_setup_demo_prints_a_working_key_and_a_curl_line(run_command, api_client
     output = run_command("setup_demo", "--host", "0.0.0.0", "--port", "8121")  # noqa: S104
     secret = demo_secret(output)
     assert f'curl -H "X-API-Key: {secret}" "http://127.0.0.1:8121/v1/foods?q=butter"' in output
+    assert f"export KEY={secret} BASE=http://127.0.0.1:8121\n" in output + "\n"
     account = Account.objects.get(owner__email="demo@example.com")
     assert (account.tier, account.market) == ("taster", "US")
     response = api_client.get("/v1/market", headers={"X-API-Key": secret})

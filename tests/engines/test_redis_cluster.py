@@ -20,9 +20,9 @@ from keys.services import key_create, key_revoke
 from metering.backends import RedisMeter, get_meter, redis_client
 from tests.engines.engines import ThrowawayRedisCluster
 from tests.factories import AccountFactory, FoodFactory
-from tests.keys.test_other_processes import check_changes_are_seen_by_every_worker
-from tests.metering.test_parity import CASES, _admitted, run
 from tests.support.keys import principal_of
+from tests.support.meter_cases import CASES, admitted_of, run
+from tests.support.workers import check_changes_are_seen_by_every_worker
 
 # Tests that start gunicorn or read through the stack commit their data (other processes
 # must see it); the meter-only ones need no database.
@@ -38,7 +38,7 @@ def test_the_service_builds_cluster_clients(on_cluster: ThrowawayRedisCluster):
 @pytest.mark.parametrize("name", list(CASES))
 def test_metering_parity_on_a_cluster(on_cluster: ThrowawayRedisCluster, name: str):
     case = CASES[name]
-    expected = [(s.expect, s.used, _admitted(s), s.retry_after) for s in case.steps]
+    expected = [(s.expect, s.used, admitted_of(s), s.retry_after) for s in case.steps]
     meter = RedisMeter(redis_client(on_cluster.url))
     assert run(meter, case, account_id=1000 + list(CASES).index(name)) == expected
 

@@ -8,7 +8,6 @@ import pytest
 from accounts.models import User
 from foodservice.core import problems
 from keys.services import key_create, key_revoke
-from tests.keys.test_cache_outage import key_cache_down  # noqa: F401  (fixture)
 from tests.support.keys import principal_of
 
 pytestmark = pytest.mark.django_db
@@ -64,7 +63,7 @@ def test_deactivating_in_the_admin_stops_the_keys(admin_client, account):
     assert principal_of(secret) is None
 
 
-def test_signing_in_does_not_touch_the_key_cache(client, account, key_cache_down):  # noqa: F811
+def test_signing_in_does_not_touch_the_key_cache(client, account, key_cache_down):
     """Saving ``last_login`` leaves ``is_active`` alone, so a sign-in never needs Redis."""
     response = client.post(
         "/login/", {"username": account.owner.email, "password": "correct horse battery staple"}
@@ -72,7 +71,7 @@ def test_signing_in_does_not_touch_the_key_cache(client, account, key_cache_down
     assert response.status_code == 302
 
 
-def test_deactivation_is_refused_whole_while_the_key_cache_is_down(account, key_cache_down):  # noqa: F811
+def test_deactivation_is_refused_whole_while_the_key_cache_is_down(account, key_cache_down):
     key_create(account=account, label="k")
     with pytest.raises(problems.ServiceUnavailable):
         set_active(account.owner, False)

@@ -50,7 +50,9 @@ class Command(ServiceCommand):
             f'key {key.pk} "{LABEL}".\n'
             f"API key (new on every run, shown once): {secret}\n"
             f"Try it:\n"
-            f'  curl -H "X-API-Key: {secret}" "http://{host}:{options["port"]}/v1/foods?q=butter"'
+            f'  curl -H "X-API-Key: {secret}" "http://{host}:{options["port"]}/v1/foods?q=butter"\n'
+            f"Or set it for the README's examples (paste in the shell you run them from):\n"
+            f"  export KEY={secret} BASE=http://{host}:{options['port']}"
         )
 
 
