@@ -8,6 +8,7 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
 from foodservice.core.problems import Unauthorized
+from foodservice.core.requestnotes import notes_of
 from keys.principal import KeyPrincipal
 from keys.selectors import key_principal
 
@@ -66,15 +67,21 @@ class ApiKeyAuthentication(BaseAuthentication):
         if found is None:
             raise Unauthorized()
         principal, epoch = found
-        # The epoch still to be checked, for the meter (None: nothing to check).
-        request._request.key_epoch = epoch if deferred else None
+        notes = notes_of(request)
+        notes.principal = principal
+        notes.key_epoch = epoch if deferred else None  # still to be checked, by the meter
         return principal, principal
+
+    def authenticate_header(self, request: Request) -> str:
+        """The ``WWW-Authenticate`` of a 401: DRF answers 401 (not 403) because this
+        returns a value."""
+        return 'Bearer realm="foodservice"'
 
 
 def unchecked_epoch(request: Request) -> str | None:
     """The account epoch of a principal answered unchecked, which the caller must check
     (in the metering script) or re-authenticate (``authenticate_again``); else None."""
-    return getattr(request._request, "key_epoch", None)
+    return notes_of(request).key_epoch
 
 
 def authenticate_again(request: Request) -> tuple[KeyPrincipal, str | None]:
@@ -85,11 +92,10 @@ def authenticate_again(request: Request) -> tuple[KeyPrincipal, str | None]:
     found = None if key is None else key_principal(secret=key)
     if found is None:
         request.user = request.auth = None
+        notes_of(request).principal = None
         raise Unauthorized()
     principal, epoch = found
     request.user = request.auth = principal
-    request._request.key_epoch = None
+    notes = notes_of(request)
+    notes.principal, notes.key_epoch = principal, None
     return principal, epoch
-
-    def authenticate_header(self, request: Request) -> str:
-        return 'Bearer realm="foodservice"'

@@ -10,10 +10,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from foodservice.core.requestnotes import notes_of
 from metering.headers import ratelimit_headers
 from metering.selectors import principal_usage
 from metering.services import usage_refund
-from metering.throttling import MeterThrottle, _now, meter_decision
+from metering.throttling import MeterThrottle, meter_decision, meter_now
 
 
 class MeteredAPIView(APIView):
@@ -40,13 +41,14 @@ class MeteredAPIView(APIView):
     ) -> HttpResponseBase:
         response = super().finalize_response(request, response, *args, **kwargs)
         decision = meter_decision(request)
+        notes = notes_of(request)
         if (
             decision is not None
             and decision.allowed
             and response.status_code >= 500
-            and not getattr(request, "meter_refunded", False)
+            and not notes.meter_refunded
         ):
-            request.meter_refunded = True
+            notes.meter_refunded = True
             if usage_refund(principal=request.auth, decision=decision):
                 decision = replace(decision, used=max(0, decision.used - 1))
         if decision is not None and decision.allowed:
@@ -65,7 +67,7 @@ class UsageView(APIView):
     throttle_classes: list = []
 
     def get(self, request: Request) -> Response:
-        usage = principal_usage(principal=request.auth, now=_now())
+        usage = principal_usage(principal=request.auth, now=meter_now())
         return Response(
             {
                 "data": {
