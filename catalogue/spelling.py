@@ -13,11 +13,18 @@ On PostgreSQL, when the trigram candidates hold no correction, the words one edi
 are looked up too (``one_edit``): trigrams miss a transposition in a short word. A word
 with no correction within its edits may be two common words run together
 (``split``: "peanutbutter", "icecream").
+
+The fallback bounds its own work whatever the input (issue 24.1): words longer than
+``MAX_WORD_LENGTH`` are kept as typed, at most ``MAX_EDIT_CANDIDATES`` one-edit strings
+are looked up per word, and words not reached within ``BUDGET_SECONDS`` are kept as typed
+(a backstop: the other two bounds keep a whole query well inside it).
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import connection
@@ -32,6 +39,12 @@ COMMON = 50
 MORE_COMMON = 10
 CANDIDATES = 30
 MAX_WORDS = 6
+# Issue 24.1: a longer word is never corrected. On the full catalogue the longest word
+# held by 50+ foods has 13 letters ("mediterranean"), the longest of all 25; one_edit of
+# a 30-letter word is ~1,600 strings.
+MAX_WORD_LENGTH = 30
+MAX_EDIT_CANDIDATES = 2_000
+BUDGET_SECONDS = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +58,7 @@ def max_edits(word: str) -> int:
     return 1 if len(word) <= 4 else 2
 
 
-def correct(q: str) -> str | None:
+def correct(q: str, *, clock: Callable[[], float] = time.monotonic) -> str | None:
     """``q``'s words (``text.words``) with each rare or unknown word replaced by the
     closest vocabulary word that at least ``MORE_COMMON`` times as many foods hold
     (ties: fewer edits, then more foods, then alphabetical); None when no word changes.
@@ -53,16 +66,20 @@ def correct(q: str) -> str | None:
     vocabulary holds (fewer than ``COMMON`` times) only one edit, so that a rare real
     word is not replaced by a common look-alike two edits away. A rare or unknown word
     with no such correction becomes two common words when it is two run together
-    (``split``: "peanutbutter"). Words of fewer than 3 characters and numbers are kept."""
+    (``split``: "peanutbutter"). Words of fewer than 3 characters, numbers and words
+    longer than ``MAX_WORD_LENGTH`` are kept, and so are the words not reached when
+    ``BUDGET_SECONDS`` (read from ``clock``) have passed."""
     terms = text.words(q)
     if not terms or len(terms) > MAX_WORDS:
         return None
+    deadline = clock() + BUDGET_SECONDS
     known = _counts(terms)
     out, changed = [], False
     for term in terms:
         own = known.get(term, 0)
         best = None
-        if own < COMMON and len(term) >= 3 and not term.isdigit():
+        correctable = 3 <= len(term) <= MAX_WORD_LENGTH and not term.isdigit()
+        if own < COMMON and correctable and clock() < deadline:
             limit = 1 if own else max_edits(term)
             minimum = max(1, MORE_COMMON * own)
             best = _closest(term, limit=limit, minimum=minimum) or split(
@@ -76,7 +93,10 @@ def correct(q: str) -> str | None:
 def split(term: str, *, minimum: int) -> str | None:
     """``term`` as two vocabulary words of 3+ letters run together ("peanutbutter" ->
     "peanut butter"), each held by at least ``minimum`` foods; of several splits, the
-    one whose rarer half more foods hold. None when no split qualifies."""
+    one whose rarer half more foods hold. None when no split qualifies (or ``term`` is
+    longer than ``MAX_WORD_LENGTH``)."""
+    if len(term) > MAX_WORD_LENGTH:
+        return None
     halves = [(term[:i], term[i:]) for i in range(3, len(term) - 2)]
     if not halves:
         return None
@@ -150,7 +170,7 @@ def _one_edit_words(term: str) -> list[Word]:
         cursor.execute(
             "SELECT w.word, w.foods FROM unnest(%s::text[]) AS u(word) "
             "JOIN catalogue_word w ON w.word = u.word WHERE w.foods > 0",
-            (sorted(one_edit(term)),),
+            (sorted(one_edit(term))[:MAX_EDIT_CANDIDATES],),
         )
         return [Word(*row) for row in cursor.fetchall()]
 

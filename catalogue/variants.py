@@ -10,12 +10,20 @@ one whose energy is given before a copy without it, then the lowest row id.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from django.db import connection
 
-if TYPE_CHECKING:
-    from catalogue.importers.changes import Changes
+
+class Changes(Protocol):
+    """What ``refresh`` reads of a load's bookkeeping
+    (``catalogue.importers.changes.Changes``, which imports this module: a protocol
+    here keeps the import one way)."""
+
+    max_id: int
+
+    def snapshot_query(self, ids: str, params: list[object]) -> None: ...
+
 
 _GROUPS = """
     SELECT id, CASE WHEN row_number() OVER w = 1 THEN count(*) OVER w ELSE 0 END AS n

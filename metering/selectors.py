@@ -41,8 +41,9 @@ DAILY_SERIES_DAYS_ON_ROLLING_DAY = 30
 class UsageSummary:
     """An account's standing in its current window (spec 2.4), across all its keys.
 
-    ``period_end`` is when allowance next frees up: the top of the next hour on a
-    rolling day, the renewal on a billing period (the moment of ``RateLimit-Reset``).
+    ``period_end`` is when allowance next frees up (``MeterDecision.reset_at``, the moment
+    of ``RateLimit-Reset``): the top of the next hour on a rolling day, the renewal on a
+    billing period; with nothing left, when a request is admitted again.
     ``live`` is False when the meter was unreachable and the numbers come from the
     history (which may trail by a few seconds).
     """
@@ -204,7 +205,7 @@ def _usage(
         request_quota=decision.quota,
         request_count=decision.used,
         remaining=decision.remaining,
-        period_end=window.resets_at,
+        period_end=decision.reset_at,
         live=live,
     )
 

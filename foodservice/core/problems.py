@@ -200,6 +200,26 @@ class MalformedRequest(Problem):
     default_detail = "The request could not be read."
 
 
+class UriTooLong(Problem):
+    """The request line is over the HTTP server's limit (gunicorn: 8,190 bytes), answered
+    by the server before the application (foodservice.gunicorn_workers, issue 24.5)."""
+
+    kind = "uri-too-long"
+    title = "URI Too Long"
+    status_code = status.HTTP_414_REQUEST_URI_TOO_LONG
+    default_detail = "The request line is over 8,190 bytes; shorten the query."
+
+
+class HeaderFieldsTooLarge(Problem):
+    """Too many header fields, or one over the server's limit (gunicorn: 100 fields of
+    8,190 bytes), answered before the application (issue 24.5)."""
+
+    kind = "header-fields-too-large"
+    title = "Request Header Fields Too Large"
+    status_code = status.HTTP_431_REQUEST_HEADER_FIELDS_TOO_LARGE
+    default_detail = "The request's header fields are over the server's limits."
+
+
 class InvalidParameter(Problem):
     """A query parameter is invalid. ``errors`` lists ``{"parameter", "detail"}``."""
 

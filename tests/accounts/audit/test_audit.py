@@ -252,6 +252,18 @@ def test_dashboard_sign_in_success_and_failure_are_recorded(verified):
     assert_no_secret_anywhere("svc_sk_live_not_my_password", PASSWORD)
 
 
+def test_sign_ins_refused_by_the_limit_are_not_recorded(verified, settings):
+    client = Client(REMOTE_ADDR=ADDRESS)
+    email = verified.owner.email
+    for _ in range(settings.SIGNIN_MAX_FAILURES + 5):
+        client.post("/login/", {"username": email, "password": "wrong"})
+    refused = client.post("/login/", {"username": email, "password": PASSWORD})
+    assert refused.status_code == 429
+    recorded = entries(AuditAction.SIGN_IN_FAILED)
+    assert len(recorded) == settings.SIGNIN_MAX_FAILURES  # the real failures only
+    assert not entries(AuditAction.SIGN_IN)
+
+
 def test_admin_sign_in_is_recorded_too(db):
     UserFactory(email="boss@example.com", is_staff=True, is_superuser=True)
     client = Client(REMOTE_ADDR=ADDRESS)
