@@ -10,8 +10,8 @@ from rest_framework.views import APIView
 
 from accounts.audit.actors import Actor
 from accounts.models import Account
-from accounts.selectors import markets_offered_named
 from accounts.services import account_set_market
+from catalogue.selectors import markets_offered_named
 from foodservice.core import problems
 
 

@@ -2,7 +2,7 @@
 
 Django's ``authenticate()`` calls it for the dashboard's sign-in form and the admin's
 alike, so one sign-in limit (``accounts.signin_limit``) guards both. A refused attempt
-is marked on the request (``request.signin_refusal``) and raised as
+is marked on the request (``notes_of(request).signin_refusal``) and raised as
 ``PermissionDenied``, which ``authenticate()`` turns into "no user" without checking
 the password; ``SignInLimitMiddleware`` then answers the 429 page instead of the form.
 """
@@ -20,6 +20,7 @@ from django.utils import timezone
 from accounts import signin_limit
 from accounts.models import User
 from foodservice.core.clientaddr import client_address
+from foodservice.core.requestnotes import notes_of
 
 
 def client_of(request: HttpRequest) -> str:
@@ -50,7 +51,7 @@ class LimitedModelBackend(ModelBackend):
             now=timezone.now(),
         )
         if isinstance(outcome, signin_limit.Refusal):
-            request.signin_refusal = outcome  # type: ignore[attr-defined]
+            notes_of(request).signin_refusal = outcome
             raise PermissionDenied
         user = super().authenticate(request, username=email, password=password)
         if user is not None:

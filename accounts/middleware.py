@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from accounts.signin_limit import Kind, Refusal
+from foodservice.core.requestnotes import notes_of
 
 MESSAGES = {
     Kind.SIGN_IN: (
@@ -32,7 +33,7 @@ def refusal_response(request: HttpRequest, refusal: Refusal) -> HttpResponse:
 
 class SignInLimitMiddleware:
     """Replaces the response of a request whose sign-in the limit refused (the backend
-    marked it ``request.signin_refusal``): whatever the login view rendered, the person
+    marked it ``notes_of(request).signin_refusal``): whatever the login view rendered, the person
     gets the 429 page, on the dashboard and in the admin alike."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -40,7 +41,7 @@ class SignInLimitMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        refusal = getattr(request, "signin_refusal", None)
+        refusal = notes_of(request).signin_refusal
         if isinstance(refusal, Refusal):
             return refusal_response(request, refusal)
         return response

@@ -14,15 +14,3 @@ def account_get_by_email(*, email: str) -> Account:
     if account is None:
         raise problems.NotFound(f"No account with e-mail {email!r}.")
     return account
-
-
-def markets_offered() -> list[str]:
-    """The market codes an account may choose, from the catalogue."""
-    return [code for code, _ in markets_offered_named()]
-
-
-def markets_offered_named() -> list[tuple[str, str]]:
-    """The markets an account may choose as ``(code, name)``, from the catalogue."""
-    from catalogue.selectors import markets_offered_named as catalogue_markets
-
-    return catalogue_markets()

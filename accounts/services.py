@@ -18,8 +18,8 @@ from accounts.audit.actors import Actor
 from accounts.audit.models import AuditAction
 from accounts.audit.services import audit_record
 from accounts.models import Account, User
-from accounts.selectors import markets_offered
 from accounts.tiers import Tier, TierLimits
+from catalogue.selectors import markets_offered
 from foodservice.core import problems
 from keys.services import keys_forget_account
 

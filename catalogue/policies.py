@@ -10,13 +10,12 @@ Paid tiers see every market, narrowed by an optional ``market`` filter.
 
 from __future__ import annotations
 
+from django.conf import settings
+
 from accounts.tiers import is_paid
 from catalogue.params import FoodQuery
 from foodservice.core import problems
 from keys.principal import KeyPrincipal
-
-# spec 8.1/8.2: Taster reads "about the first 1,000" matches of a search.
-TASTER_DEPTH = 1000
 
 
 def require_market(*, principal: KeyPrincipal) -> None:
@@ -47,7 +46,7 @@ def list_allowed(*, principal: KeyPrincipal, has_q: bool) -> None:
 
 def depth_limit(*, principal: KeyPrincipal) -> int | None:
     """How many rows of a list the caller may page through; None means no limit."""
-    return None if is_paid(principal.tier) else TASTER_DEPTH
+    return None if is_paid(principal.tier) else settings.TASTER_RESULT_DEPTH
 
 
 def check_food_list(*, principal: KeyPrincipal, query: FoodQuery) -> str | None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.extensions import OpenApiViewExtension
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 
 from catalogue import params
 from catalogue.models import DataType, Source
 from catalogue.nutrients import HEADLINES
-from catalogue.policies import TASTER_DEPTH
 from foodservice.core import problems
 from foodservice.core.openapi import (
     component,
@@ -381,8 +381,8 @@ class FoodListSchema(OpenApiViewExtension):
                 summary="Search and list foods",
                 description="Search with `q`, narrow with filters, sort, and page by "
                 "following `links.next`. On the Taster tier a search is required, only "
-                f"the first {TASTER_DEPTH:,} matches can be read and results are scoped "
-                "to the account's market.",
+                f"the first {settings.TASTER_RESULT_DEPTH:,} matches can be read and results "
+                "are scoped to the account's market.",
                 body=FOOD_LIST,
                 kinds=(
                     problems.InvalidParameter,

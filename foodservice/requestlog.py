@@ -4,7 +4,7 @@
 redirects, problems, the dashboard). For each request it
 
 - takes a sane incoming ``X-Request-ID`` or makes one, keeps it on
-  ``request.request_id`` and returns it as the ``X-Request-ID`` response header;
+  the request's notes (``notes_of``) and returns it as the ``X-Request-ID`` response header;
 - logs one record on the ``foodservice.requests`` logger with the fields of
   ``foodservice.core.logformat.REQUEST_FIELDS``;
 - counts it into the Prometheus metrics (foodservice/core/metrics.py).
@@ -26,6 +26,7 @@ from django.http import HttpRequest, HttpResponse
 
 from foodservice.core import metrics
 from foodservice.core.logformat import holds_secret, redact
+from foodservice.core.requestnotes import notes_of
 from keys.principal import KeyPrincipal
 
 logger = logging.getLogger("foodservice.requests")
@@ -61,10 +62,11 @@ class RequestLogMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         start = time.perf_counter()
-        request.request_id = request_id_for(request.headers.get(REQUEST_ID_HEADER))
+        notes = notes_of(request)
+        notes.request_id = request_id_for(request.headers.get(REQUEST_ID_HEADER))
         response = self.get_response(request)
         seconds = time.perf_counter() - start
-        response[REQUEST_ID_HEADER] = request.request_id
+        response[REQUEST_ID_HEADER] = notes.request_id
         fields = request_fields(request, response, seconds=seconds)
         metrics.observe_request(
             endpoint=fields["endpoint"],
@@ -82,13 +84,11 @@ class RequestLogMiddleware:
 
 def request_fields(request: HttpRequest, response: HttpResponse, *, seconds: float) -> dict:
     """The fields of the request's log line. The principal and the meter decision are
-    read from the DRF request that rendered the response (``renderer_context``): DRF
-    also copies ``auth`` onto the Django request, but not ``meter_decision``."""
-    drf_request = (getattr(response, "renderer_context", None) or {}).get("request")
-    # From the Django request, where DRF copies ``auth`` once authentication has run:
-    # ``drf_request.auth`` would run authentication again when it failed (the database
-    # down), here, outside the view's error handling: a 500 (issue 7.6).
-    principal = getattr(request, "auth", None)
+    read from the request's notes (never ``drf_request.auth``, which would run
+    authentication again when it failed, the database down, here outside the view's
+    error handling: a 500, issue 7.6)."""
+    notes = notes_of(request)
+    principal = notes.principal
     if not isinstance(principal, KeyPrincipal):
         principal = None
     return {
@@ -100,8 +100,8 @@ def request_fields(request: HttpRequest, response: HttpResponse, *, seconds: flo
         "account_id": principal.account_id if principal else None,
         "key_id": principal.key_id if principal else None,
         "tier": principal.tier if principal else None,
-        "metered": getattr(drf_request, "meter_decision", None) is not None,
-        "request_id": request.request_id,
+        "metered": notes.meter_decision is not None,
+        "request_id": notes.request_id,
     }
 
 

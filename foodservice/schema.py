@@ -21,7 +21,6 @@ from django.db import DatabaseError
 from django.template.loader import render_to_string
 
 from accounts.tiers import Tier, is_paid, tier_limits
-from catalogue.policies import TASTER_DEPTH
 from catalogue.selectors import markets_offered
 from foodservice.core.openapi import (
     components,
@@ -77,7 +76,7 @@ def intro() -> str:
             "key_format": KEY_FORMAT,
             "tiers": tier_rows(),
             "max_keys": settings.MAX_KEYS_PER_ACCOUNT,
-            "depth": f"{TASTER_DEPTH:,}",
+            "depth": f"{settings.TASTER_RESULT_DEPTH:,}",
             "problems": [
                 problem_facts(cls)
                 for cls in sorted(all_problem_types(), key=lambda c: (c.status_code, c.kind))

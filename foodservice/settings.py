@@ -230,6 +230,8 @@ FOODSERVICE_TIERS: dict[str, dict[str, object]] = {
     "executive_chef": {"quota": 10_000_000, "window": "month", "rate": 100.0, "burst": 500},
 }
 MAX_KEYS_PER_ACCOUNT = 5
+# spec 8.1/8.2: Taster reads "about the first 1,000" matches of a search.
+TASTER_RESULT_DEPTH = 1000
 # List prices shown on the Plan page (issue 15), as display text. No payment provider is
 # connected, so nothing is charged; the page says so. Executive Chef is negotiated.
 PLAN_PRICES = {

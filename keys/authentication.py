@@ -9,6 +9,7 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
 from foodservice.core.problems import Unauthorized
+from foodservice.core.requestnotes import notes_of
 from keys.policies import principal_allows_address
 from keys.principal import KeyPrincipal
 from keys.selectors import key_principal
@@ -70,9 +71,15 @@ class ApiKeyAuthentication(BaseAuthentication):
         principal, epoch = found
         if not principal_allows_address(principal, request.META, proxies=_proxies()):
             raise Unauthorized()  # issue 29.3: as an unknown key, and never metered
-        # The epoch still to be checked, for the meter (None: nothing to check).
-        request._request.key_epoch = epoch if deferred else None
+        notes = notes_of(request)
+        notes.principal = principal
+        notes.key_epoch = epoch if deferred else None  # still to be checked, by the meter
         return principal, principal
+
+    def authenticate_header(self, request: Request) -> str:
+        """The ``WWW-Authenticate`` of a 401: DRF answers 401 (not 403) because this
+        returns a value."""
+        return 'Bearer realm="foodservice"'
 
 
 def _proxies() -> int:
@@ -82,7 +89,7 @@ def _proxies() -> int:
 def unchecked_epoch(request: Request) -> str | None:
     """The account epoch of a principal answered unchecked, which the caller must check
     (in the metering script) or re-authenticate (``authenticate_again``); else None."""
-    return getattr(request._request, "key_epoch", None)
+    return notes_of(request).key_epoch
 
 
 def authenticate_again(request: Request) -> tuple[KeyPrincipal, str | None]:
@@ -93,14 +100,13 @@ def authenticate_again(request: Request) -> tuple[KeyPrincipal, str | None]:
     found = None if key is None else key_principal(secret=key)
     if found is None:
         request.user = request.auth = None
+        notes_of(request).principal = None
         raise Unauthorized()
     principal, epoch = found
     if not principal_allows_address(principal, request.META, proxies=_proxies()):
         request.user = request.auth = None
         raise Unauthorized()
     request.user = request.auth = principal
-    request._request.key_epoch = None
+    notes = notes_of(request)
+    notes.principal, notes.key_epoch = principal, None
     return principal, epoch
-
-    def authenticate_header(self, request: Request) -> str:
-        return 'Bearer realm="foodservice"'

@@ -16,8 +16,12 @@ from keys.models import ApiKey
 from keys.principal import KeyPrincipal
 
 
-def key_authenticate(*, secret: str, now: datetime | None = None) -> KeyPrincipal | None:
-    """The principal of an active key, or None for anything else.
+def key_principal(
+    *, secret: str, now: datetime | None = None, verify: bool = True
+) -> tuple[KeyPrincipal, str | None] | None:
+    """The principal of an active key with the account epoch it was read under (None
+    when principals are not kept in process, or Redis is unreachable); None for
+    anything else.
 
     Malformed secrets are refused before any I/O. A revoked, expired and unknown key,
     and every key of a deactivated owner (``is_active`` false: the one state that stops
@@ -25,16 +29,6 @@ def key_authenticate(*, secret: str, now: datetime | None = None) -> KeyPrincipa
     neither the answer nor its timing tells them apart. Hot keys are served from the
     caches (keys/cache.py), checked current; ``keys.signals`` clears them and bumps the
     account's epoch when the owner's ``is_active`` changes.
-    """
-    found = key_principal(secret=secret, now=now)
-    return None if found is None else found[0]
-
-
-def key_principal(
-    *, secret: str, now: datetime | None = None, verify: bool = True
-) -> tuple[KeyPrincipal, str | None] | None:
-    """``key_authenticate`` with the account epoch the principal was read under (None
-    when principals are not kept in process, or Redis is unreachable).
 
     ``verify=False`` may answer this worker's copy without checking that its epoch is
     still current: only for a caller that checks it itself in the same step as its
@@ -134,15 +128,6 @@ def key_get(*, key_id: int | str, account: Account | None = None) -> ApiKey:
 
 def active_key_count(*, account: Account, now: datetime) -> int:
     return ApiKey.objects.filter(account=account).active(now).count()
-
-
-def key_for_account(*, account: Account, key_id: int | str) -> ApiKey | None:
-    """``account``'s key ``key_id``, or None when it has no such key: unknown,
-    malformed, or another account's (which the dashboard answers with a 404)."""
-    try:
-        return key_get(key_id=key_id, account=account)
-    except problems.NotFound:
-        return None
 
 
 def key_exists(*, account_id: int, key_id: int) -> bool:

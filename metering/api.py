@@ -12,12 +12,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from foodservice.core import problems
+from foodservice.core.requestnotes import notes_of
 from keys.selectors import key_exists
 from metering.headers import ratelimit_headers
 from metering.history_range import RangeError, parse_range
 from metering.selectors import principal_usage, usage_history
 from metering.services import usage_refund
-from metering.throttling import MeterThrottle, _now, meter_decision
+from metering.throttling import MeterThrottle, meter_decision, meter_now
 
 # The outcome columns of GET /v1/usage/history and the dashboard's CSV, in that order.
 HISTORY_OUTCOMES = ("requests", "quota_429", "burst_429", "failed_5xx")
@@ -49,13 +50,14 @@ class MeteredAPIView(APIView):
     ) -> HttpResponseBase:
         response = super().finalize_response(request, response, *args, **kwargs)
         decision = meter_decision(request)
+        notes = notes_of(request)
         if (
             decision is not None
             and decision.allowed
             and response.status_code >= 500
-            and not getattr(request, "meter_refunded", False)
+            and not notes.meter_refunded
         ):
-            request.meter_refunded = True
+            notes.meter_refunded = True
             if usage_refund(principal=request.auth, decision=decision):
                 decision = replace(decision, used=max(0, decision.used - 1))
         if decision is not None and decision.allowed:
@@ -74,7 +76,7 @@ class UsageView(APIView):
     throttle_classes: list = []
 
     def get(self, request: Request) -> Response:
-        usage = principal_usage(principal=request.auth, now=_now())
+        usage = principal_usage(principal=request.auth, now=meter_now())
         return Response(
             {
                 "data": {
@@ -113,7 +115,7 @@ class UsageHistoryView(APIView):
                 raise problems.InvalidParameter(name, "Give this parameter at most once.")
             params[name] = values[0]
         try:
-            history = parse_range(params, now=_now())
+            history = parse_range(params, now=meter_now())
         except RangeError as error:
             raise problems.InvalidParameter(error.parameter, error.detail) from None
         account_id = request.auth.account_id

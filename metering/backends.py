@@ -1,4 +1,6 @@
-"""The meter: one atomic decision per metered request (spec 7, 8), two backends.
+"""The meter: one atomic decision per metered request (spec 7, 8), two backends; this
+module holds the Redis one and picks the process's meter (``get_meter``). The contract
+and its value types are in metering/meter.py.
 
 ``Meter.consume`` checks the quota and the burst bucket and counts the request as one
 all-or-nothing step: admitted and counted, or refused with nothing changed, so a 429
@@ -6,8 +8,8 @@ never counts by construction and no race can admit more than the quota or the bu
 
 - ``RedisMeter`` runs ``lua/consume.lua`` (one EVALSHA, one round trip): shared by every
   worker on every host.
-- ``MemoryMeter`` runs the same algorithm under a lock: thread-safe, for the embedded
-  default's single process.
+- ``MemoryMeter`` (metering/memory.py) runs the same algorithm under a lock:
+  thread-safe, for the embedded default's single process.
 
 Both keep per account: the burst bucket, 24 hourly counts and the count of the current
 billing period, and per key and hour the requests admitted, given back after a 5xx,
@@ -23,21 +25,29 @@ already did.
 
 from __future__ import annotations
 
-import enum
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from django.conf import settings
 
 from foodservice.core import metrics
 from keys.cache import epoch_key
-from metering import bucket as buckets
 from metering.bucket import Bucket
-from metering.windows import DAY_HOURS, HOUR_US, Window
+from metering.memory import MemoryMeter
+from metering.meter import (
+    AccountUsage,
+    Buckets,
+    KeyHour,
+    Meter,
+    MeterUnavailable,
+    Outcome,
+    SeedLoader,
+    Tally,
+)
+from metering.windows import Window
 
 # An idle account's state expires after this long and is rebuilt from the history on
 # its next request: long enough that the history's flush lag never matters.
@@ -51,140 +61,6 @@ PRUNE_LUA_PATH = LUA_PATH.with_name("prune.lua")
 # across all workers: the lock's lifetime spaces them out (see usage_flush).
 SWEEP_LOCK_MS = 10_000
 SCAN_COUNT = 1000
-
-
-class MeterUnavailable(Exception):
-    """The meter's store (Redis) cannot be reached; the caller applies
-    ``settings.METER_FAILURE_POLICY``."""
-
-
-class Outcome(enum.IntEnum):
-    NEED_SEED = 0
-    ADMITTED = 1
-    QUOTA = 2
-    BURST = 3
-    PEEKED = 4
-    STALE = 5  # the caller's principal is stale (issue 13): nothing decided
-
-
-@dataclass(frozen=True, slots=True)
-class Buckets:
-    """One key's requests in one hour, by outcome. Every field only ever grows.
-
-    ``admitted``: admitted by the meter (those later given back included); ``failed``:
-    of those, answered 5xx and given back; ``quota``/``burst``: refused with that 429.
-    ``charged`` (admitted and not given back) is what the quota counts."""
-
-    admitted: int = 0
-    failed: int = 0
-    quota: int = 0
-    burst: int = 0
-
-    @property
-    def charged(self) -> int:
-        return self.admitted - self.failed
-
-    def fields(self, key_id: int, hour: int) -> list[tuple[str, int]]:
-        """The Redis hash fields (consume.lua) holding these counts."""
-        suffix = f":{key_id}:{hour}"
-        return [
-            ("a" + suffix, self.admitted),
-            ("f" + suffix, self.failed),
-            ("q" + suffix, self.quota),
-            ("b" + suffix, self.burst),
-        ]
-
-
-# (key id, hour number)
-KeyHour = tuple[int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class AccountUsage:
-    """An account's buckets as the meter holds them at one moment (absolute values),
-    and each key's latest admitted request (us since the epoch)."""
-
-    account_id: int
-    buckets: Mapping[KeyHour, Buckets]
-    last_used: Mapping[int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class Seed:
-    """An account's usage rebuilt from the durable history: ``hours`` (hour number ->
-    requests) for the last 24 hours, ``period_count``, the requests since the
-    window's ``start_hour`` (0 on a rolling day), and ``buckets``, the current hour's
-    per-key buckets (so that the absolute values written later continue them)."""
-
-    hours: Mapping[int, int]
-    period_count: int
-    buckets: Mapping[KeyHour, Buckets] = field(default_factory=dict)
-
-
-SeedLoader = Callable[[], Seed]
-
-
-@dataclass(frozen=True, slots=True)
-class Tally:
-    """What the meter did. ``used``: requests counted in the window, this one included
-    when admitted. ``tat``: the burst bucket's state after the decision. ``hour``: the
-    hour number the meter used (never behind a clock it saw earlier). ``hours``: the
-    counts of hours ``hour - 23 .. hour``, returned with a quota refusal on a rolling
-    day (for Retry-After)."""
-
-    outcome: Outcome
-    used: int
-    tat: int
-    hour: int
-    hours: tuple[int, ...] = ()
-
-    def hour_counts(self) -> dict[int, int]:
-        first = self.hour - DAY_HOURS + 1
-        return {first + i: n for i, n in enumerate(self.hours) if n}
-
-
-class Meter(Protocol):
-    checks_epochs: bool  # whether ``consume`` checks an ``epoch`` (keys/cache.py)
-
-    def consume(
-        self,
-        *,
-        account_id: int,
-        window: Window,
-        bucket: Bucket | None,
-        now_us: int,
-        seed: SeedLoader,
-        peek: bool = False,
-        key_id: int = 0,
-        epoch: str | None = None,
-    ) -> Tally:
-        """Decide, count if admitted, count the outcome in ``key_id``'s bucket of the
-        hour, and return the tally; with ``peek`` only report the account's usage.
-        With ``epoch`` (a meter whose ``checks_epochs``), decide only while it is the
-        account's current epoch, else return ``Outcome.STALE`` with nothing written.
-        Raises ``MeterUnavailable`` when the store is unreachable."""
-        ...
-
-    def refund(self, *, account_id: int, key_id: int, hour: int) -> bool:
-        """Give back one request of ``key_id`` admitted in ``hour`` (it was answered
-        5xx): one less in the quota, one more in the key's ``failed`` bucket. False
-        when there is nothing to give back. Raises ``MeterUnavailable``."""
-        ...
-
-    def snapshot(self, *, sweep: bool = False) -> list[AccountUsage]:
-        """The buckets of every account this meter saw since the last snapshot (with
-        ``sweep``, of every account it holds). Raises ``MeterUnavailable``; the
-        accounts are then remembered for the next snapshot."""
-        ...
-
-    def remember(self, account_ids: Iterable[int]) -> None:
-        """Put accounts back for the next snapshot (their copy failed)."""
-        ...
-
-    def prune(self, usages: Iterable[AccountUsage], *, before_hour: int) -> None:
-        """Forget the buckets of hours before ``before_hour`` and the latest uses, as
-        ``usages`` (already written to the history) hold them, unless they moved since."""
-        ...
 
 
 # --- Redis ---------------------------------------------------------------------------
@@ -347,164 +223,6 @@ def _parse_fields(account_id: int, fields: Mapping[bytes, bytes]) -> AccountUsag
         for kh, c in raw.items()
     }
     return AccountUsage(account_id, by_key_hour, last_used)
-
-
-# --- In-process ----------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _State:
-    t: int = 0
-    tat: int = 0
-    ps: int = -1
-    pn: int = 0
-    ring: dict[int, tuple[int, int]] = field(default_factory=dict)  # slot -> (hour, n)
-    # (key id, hour) -> [admitted, failed, quota 429s, burst 429s]; key id -> latest use
-    buckets: dict[KeyHour, list[int]] = field(default_factory=dict)
-    last_used: dict[int, int] = field(default_factory=dict)
-
-
-class MemoryMeter:
-    """The meter in this process's memory, under one lock: the same algorithm as
-    ``consume.lua`` (and ``refund.lua``, ``prune.lua``), line for line."""
-
-    checks_epochs = False  # the embedded default keeps no principals in process
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._states: dict[int, _State] = {}
-        self._seen: set[int] = set()
-
-    def reset(self) -> None:
-        """Forget every account (as a restart would); usage is rebuilt from history."""
-        with self._lock:
-            self._states.clear()
-            self._seen.clear()
-
-    def consume(
-        self,
-        *,
-        account_id: int,
-        window: Window,
-        bucket: Bucket | None,
-        now_us: int,
-        seed: SeedLoader,
-        peek: bool = False,
-        key_id: int = 0,
-        epoch: str | None = None,
-    ) -> Tally:
-        with self._lock:
-            state = self._states.get(account_id)
-        if state is None:
-            loaded = seed()  # outside the lock: a database read
-            with self._lock:
-                if account_id not in self._states:
-                    self._states[account_id] = _seeded(loaded, window, now_us)
-        with self._lock:
-            if not peek:
-                self._seen.add(account_id)
-            return _step(self._states[account_id], window, bucket, now_us, peek, key_id)
-
-    def refund(self, *, account_id: int, key_id: int, hour: int) -> bool:
-        with self._lock:
-            state = self._states.get(account_id)
-            counts = None if state is None else state.buckets.get((key_id, hour))
-            if state is None or counts is None or counts[0] <= counts[1]:
-                return False
-            counts[1] += 1
-            slot_hour, slot_n = state.ring.get(hour % DAY_HOURS, (None, 0))
-            if slot_hour == hour and slot_n > 0:
-                state.ring[hour % DAY_HOURS] = (hour, slot_n - 1)
-            if 0 <= state.ps <= hour and state.pn > 0:
-                state.pn -= 1
-            self._seen.add(account_id)
-            return True
-
-    def remember(self, account_ids: Iterable[int]) -> None:
-        with self._lock:
-            self._seen.update(account_ids)
-
-    def snapshot(self, *, sweep: bool = False) -> list[AccountUsage]:
-        with self._lock:
-            ids, self._seen = (set(self._states) if sweep else self._seen), set()
-            usages = []
-            for account_id in sorted(ids):
-                state = self._states.get(account_id)
-                if state is None or not (state.buckets or state.last_used):
-                    continue
-                usages.append(
-                    AccountUsage(
-                        account_id,
-                        {kh: Buckets(*c) for kh, c in state.buckets.items()},
-                        dict(state.last_used),
-                    )
-                )
-            return usages
-
-    def prune(self, usages: Iterable[AccountUsage], *, before_hour: int) -> None:
-        with self._lock:
-            for usage in usages:
-                state = self._states.get(usage.account_id)
-                if state is None:
-                    continue
-                for (kid, hour), counts in usage.buckets.items():
-                    held = state.buckets.get((kid, hour))
-                    if hour < before_hour and held is not None and Buckets(*held) == counts:
-                        del state.buckets[(kid, hour)]
-                for kid, at in usage.last_used.items():
-                    if state.last_used.get(kid) == at:
-                        del state.last_used[kid]
-
-
-def _seeded(seed: Seed, window: Window, now_us: int) -> _State:
-    state = _State(t=now_us, ps=-1 if window.start_hour is None else window.start_hour)
-    state.pn = seed.period_count
-    for hour, n in seed.hours.items():
-        if n:
-            state.ring[hour % DAY_HOURS] = (hour, n)
-    for key_hour, counts in seed.buckets.items():
-        state.buckets[key_hour] = [counts.admitted, counts.failed, counts.quota, counts.burst]
-    return state
-
-
-def _step(
-    state: _State, window: Window, bucket: Bucket | None, now_us: int, peek: bool, key_id: int
-) -> Tally:
-    now_us = max(now_us, state.t)  # time never goes back (see consume.lua)
-    hour = now_us // HOUR_US
-    counts = [0] * DAY_HOURS
-    for h, n in state.ring.values():
-        if hour - DAY_HOURS < h <= hour:
-            counts[h - hour + DAY_HOURS - 1] = n
-    ps, pn = state.ps, state.pn
-    if window.start_hour is not None:
-        if window.start_hour > ps:  # a period only ever moves forward
-            ps = window.start_hour
-            pn = sum(n for k, n in enumerate(counts) if hour - DAY_HOURS + 1 + k >= ps)
-        used = pn
-    else:
-        used = sum(counts)
-    day_counts = tuple(counts) if window.start_hour is None else ()
-    if peek:
-        return Tally(Outcome.PEEKED, used, state.tat, hour, day_counts)
-    key_counts = state.buckets.setdefault((key_id, hour), [0, 0, 0, 0])
-    if used >= window.quota:
-        key_counts[2] += 1
-        return Tally(Outcome.QUOTA, used, state.tat, hour, day_counts)
-    tat = state.tat
-    if bucket is not None:
-        taken = buckets.take(bucket, tat, now_us)
-        if taken is None:
-            key_counts[3] += 1
-            return Tally(Outcome.BURST, used, max(tat, now_us), hour)
-        tat = taken
-    key_counts[0] += 1
-    state.last_used[key_id] = now_us
-    slot = hour % DAY_HOURS
-    slot_hour, slot_n = state.ring.get(slot, (None, 0))
-    state.ring[slot] = (hour, slot_n + 1 if slot_hour == hour else 1)
-    state.t, state.tat, state.ps, state.pn = now_us, tat, ps, pn + 1
-    return Tally(Outcome.ADMITTED, used + 1, tat, hour)
 
 
 # --- Selection -----------------------------------------------------------------------

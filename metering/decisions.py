@@ -13,8 +13,8 @@ from datetime import datetime
 from typing import Literal
 
 from metering import bucket as buckets
-from metering.backends import Outcome, Tally
 from metering.bucket import SECOND_US, Bucket
+from metering.meter import Outcome, Tally
 from metering.windows import Window, day_frees_at, epoch_seconds, seconds_until, to_us
 
 

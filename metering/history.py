@@ -22,7 +22,8 @@ from django.db.models import Q, Sum
 from django.utils import timezone
 
 from keys.models import ApiKey
-from metering.backends import AccountUsage, Buckets, Seed, get_meter
+from metering.backends import get_meter
+from metering.meter import AccountUsage, Buckets, Seed
 from metering.models import KeyUsageHour
 from metering.signals import usage_flushed
 from metering.windows import DAY_HOURS, EPOCH, US, Window, hour_of, hour_start

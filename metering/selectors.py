@@ -21,11 +21,12 @@ from accounts.models import Account
 from accounts.tiers import TierLimits
 from keys.models import ApiKey
 from keys.principal import KeyPrincipal
-from metering.backends import MeterUnavailable, Outcome, Tally, get_meter
+from metering.backends import get_meter
 from metering.bucket import Bucket
 from metering.decisions import decision_for
 from metering.history import OUTCOME_COLUMNS, usage_seed
 from metering.history_range import HistoryRange, floor_to
+from metering.meter import MeterUnavailable, Outcome, Tally
 from metering.models import KeyUsageHour
 from metering.windows import DAY_HOURS, day_releases, hour_of, hour_start, to_us, window_at
 

@@ -19,10 +19,11 @@ from django.conf import settings
 from foodservice.core import metrics
 from keys.principal import KeyPrincipal
 from metering import recorder
-from metering.backends import MeterUnavailable, Outcome, Tally, get_meter
+from metering.backends import get_meter
 from metering.bucket import Bucket
 from metering.decisions import MeterDecision, decision_for
 from metering.history import usage_seed
+from metering.meter import MeterUnavailable, Outcome, Tally
 from metering.windows import to_us, window_at
 
 logger = logging.getLogger("foodservice.metering")

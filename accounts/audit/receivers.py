@@ -20,6 +20,7 @@ from accounts.audit.actors import Actor, ActorKind, client_address
 from accounts.audit.models import AuditAction
 from accounts.audit.services import audit_record
 from accounts.models import Account, User
+from foodservice.core.requestnotes import notes_of
 
 
 def _where(request: HttpRequest | None) -> str:
@@ -49,7 +50,7 @@ def record_sign_in(sender: Any, request: HttpRequest | None, user: User, **kwarg
 def record_sign_in_failure(
     sender: Any, credentials: dict[str, Any], request: HttpRequest | None = None, **kwargs: Any
 ) -> None:
-    if getattr(request, "signin_refusal", None) is not None:
+    if request is not None and notes_of(request).signin_refusal is not None:
         # Refused by the sign-in limit (accounts.backends): no password was checked, and
         # recording it would let anyone flood the account's Activity page (issue 24.7).
         return

@@ -85,7 +85,7 @@ def problem_schema(cls: type[Problem]) -> dict[str, Any]:
             "type": {"type": "string", "enum": [cls.type_uri()]},
             "title": {"type": "string", "example": cls.title},
             "status": {"type": "integer", "enum": [cls.status_code]},
-            "detail": {"type": "string", "example": cls.default_detail},
+            "detail": {"type": "string", "example": cls.default_text()},
             "doc_url": {
                 "type": "string",
                 "format": "uri",
@@ -330,7 +330,7 @@ def _example(cls: type[Problem], doc: ProblemDoc) -> dict[str, Any]:
         "type": cls.type_uri(),
         "title": cls.title,
         "status": cls.status_code,
-        "detail": cls.default_detail,
+        "detail": cls.default_text(),
         "doc_url": cls.doc_url(),
     }
     return body | {name: doc.members[name]["example"] for name in cls.members}

@@ -28,9 +28,18 @@ def is_api_path(request: HttpRequest) -> bool:
     return request.path_info == "/v1" or request.path_info.startswith("/v1/")
 
 
+class _Settings(dict):
+    """Fills ``{NAME}`` in a problem text from ``settings.NAME``."""
+
+    def __missing__(self, name: str) -> Any:
+        return getattr(settings, name)
+
+
 class Problem(APIException):
     """Base of every problem. Subclasses set ``kind``, ``title``, ``status_code`` and
-    ``default_detail``; ``members`` names extra body members, read from attributes."""
+    ``default_detail``; ``members`` names extra body members, read from attributes.
+    ``default_detail`` may name settings (``{MAX_KEYS_PER_ACCOUNT}``, ``{X:,}``):
+    ``default_text()`` fills them in, so a text never repeats a limit by hand."""
 
     kind: ClassVar[str] = "internal-error"
     title: ClassVar[str] = "Internal Server Error"
@@ -39,11 +48,16 @@ class Problem(APIException):
     members: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, detail: str | None = None, **members: Any) -> None:
-        super().__init__(detail or self.default_detail)
+        super().__init__(detail or self.default_text())
         unknown = set(members) - set(self.members)
         if unknown:
             raise TypeError(f"{type(self).__name__} has no members {sorted(unknown)}")
         self.extra = members
+
+    @classmethod
+    def default_text(cls) -> str:
+        """``default_detail`` with the settings it names filled in."""
+        return cls.default_detail.format_map(_Settings())
 
     @property
     def default_code(self) -> str:  # type: ignore[override]  # DRF reads it per instance
@@ -103,7 +117,9 @@ class ResultDepthExceeded(Problem):
     kind = "result-depth-exceeded"
     title = "Forbidden"
     status_code = status.HTTP_403_FORBIDDEN
-    default_detail = "The Taster tier reads only the first 1,000 matches of a search."
+    default_detail = (
+        "The Taster tier reads only the first {TASTER_RESULT_DEPTH:,} matches of a search."
+    )
 
 
 class MarketNotSelected(Problem):
@@ -263,7 +279,9 @@ class KeyLimitReached(Problem):
     kind = "key-limit-reached"
     title = "Conflict"
     status_code = status.HTTP_409_CONFLICT
-    default_detail = "An account holds at most 5 keys: revoke one before creating another."
+    default_detail = (
+        "An account holds at most {MAX_KEYS_PER_ACCOUNT} keys: revoke one before creating another."
+    )
 
 
 class KeyNotActive(Problem):

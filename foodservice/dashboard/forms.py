@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import password_validation
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
 from django.contrib.auth.hashers import make_password
@@ -193,7 +194,8 @@ def tier_change_rules(*, old: TierLimits, new: TierLimits) -> list[str]:
             "it: if they exceed it, wait until enough hours age out."
         )
         rules.append(
-            "Taster's limits apply again: searches only, about the first 1,000 results, and "
+            f"Taster's limits apply again: searches only, about the first "
+            f"{settings.TASTER_RESULT_DEPTH:,} results, and "
             "one market (choose it on the Market page)."
         )
     if old.rate != new.rate or old.burst != new.burst:

@@ -7,9 +7,9 @@ from django.test import Client
 
 from accounts.models import Account, User
 from accounts.services import account_set_tier
-from keys.selectors import key_authenticate
 from tests.conftest import T0
 from tests.factories import AccountFactory, UserFactory
+from tests.support.keys import principal_of
 
 pytestmark = pytest.mark.django_db
 
@@ -73,7 +73,7 @@ def test_a_user_who_owns_an_account_is_not_deleted_here(admin_client, key_and_se
     response = admin_client.post(f"{USERS}{owner.pk}/delete/", {"post": "yes"})
     assert response.status_code == 403
     assert User.objects.filter(pk=owner.pk).exists()
-    assert key_authenticate(secret=secret) is not None
+    assert principal_of(secret) is not None
 
 
 def test_a_staff_user_without_an_account_can_be_deleted(admin_client):
@@ -113,10 +113,10 @@ def test_accounts_are_not_added_or_deleted_here(admin_client, account):
 
 def test_a_tier_change_in_the_admin_applies_to_the_keys(admin_client, key_and_secret, clock):
     key, secret = key_and_secret
-    assert key_authenticate(secret=secret).tier == "taster"  # now cached on Redis
+    assert principal_of(secret).tier == "taster"  # now cached on Redis
     response = change_account(admin_client, key.account, tier="sous_chef")
     assert response.status_code == 302
-    principal = key_authenticate(secret=secret)
+    principal = principal_of(secret)
     assert principal.tier == "sous_chef"
     assert principal.limits.quota == 250_000
     # The service, not a bare save, made the change: it started a billing period.
@@ -129,7 +129,7 @@ def test_executive_chef_custom_limits_in_the_admin(admin_client, key_and_secret)
         admin_client, key.account, tier="executive_chef", custom_quota=42, custom_window="day"
     )
     assert response.status_code == 302
-    limits = key_authenticate(secret=secret).limits
+    limits = principal_of(secret).limits
     assert (limits.quota, limits.window, limits.rate, limits.burst) == (42, "day", None, None)
 
 

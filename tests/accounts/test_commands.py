@@ -12,8 +12,8 @@ from django.core.management.base import CommandError
 from accounts.models import Account, User
 from foodservice.core.cli import iso
 from keys.models import ApiKey
-from keys.selectors import key_authenticate
 from keys.services import key_revoke
+from tests.support.keys import principal_of
 
 pytestmark = pytest.mark.django_db
 
@@ -157,9 +157,9 @@ def test_set_tier_human_output_names_the_renewal(run_command, account, clock):
 
 def test_a_tier_change_applies_to_the_accounts_keys_at_once(run_command, key_and_secret):
     key, secret = key_and_secret
-    assert key_authenticate(secret=secret).tier == "taster"  # now cached on Redis
+    assert principal_of(secret).tier == "taster"  # now cached on Redis
     run_command("set_tier", key.account.owner.email, "head_chef")
-    principal = key_authenticate(secret=secret)
+    principal = principal_of(secret)
     assert principal.tier == "head_chef"
     assert principal.limits.unthrottled
 
@@ -207,6 +207,7 @@ def test_setup_demo_prints_a_working_key_and_a_curl_line(run_command, api_client
     output = run_command("setup_demo", "--host", "0.0.0.0", "--port", "8121")  # noqa: S104
     secret = demo_secret(output)
     assert f'curl -H "X-API-Key: {secret}" "http://127.0.0.1:8121/v1/foods?q=butter"' in output
+    assert f"export KEY={secret} BASE=http://127.0.0.1:8121\n" in output + "\n"
     account = Account.objects.get(owner__email="demo@example.com")
     assert (account.tier, account.market) == ("taster", "US")
     response = api_client.get("/v1/market", headers={"X-API-Key": secret})
@@ -229,7 +230,7 @@ def test_setup_demo_creates_a_new_key_when_the_demo_key_was_revoked(run_command)
     run_command("setup_demo")
     key_revoke(key=ApiKey.objects.get())
     secret = demo_secret(run_command("setup_demo"))
-    assert key_authenticate(secret=secret) is not None
+    assert principal_of(secret) is not None
     assert ApiKey.objects.count() == 2
 
 

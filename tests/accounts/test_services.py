@@ -10,8 +10,8 @@ from accounts.models import Account, User
 from accounts.services import account_create, account_set_market, account_set_tier
 from accounts.tiers import TierLimits, tier_limits
 from foodservice.core import problems
-from keys.selectors import key_authenticate
 from tests.conftest import T0
+from tests.support.keys import principal_of
 
 pytestmark = pytest.mark.django_db
 
@@ -48,9 +48,9 @@ def test_create_with_an_unknown_tier_writes_nothing():
 
 def test_tier_change_applies_to_every_key_on_the_next_request(account, key_and_secret):
     _, secret = key_and_secret
-    assert key_authenticate(secret=secret).tier == "taster"  # cached now
+    assert principal_of(secret).tier == "taster"  # cached now
     account_set_tier(account=account, tier="head_chef")
-    principal = key_authenticate(secret=secret)
+    principal = principal_of(secret)
     assert principal.tier == "head_chef"
     assert principal.limits == tier_limits("head_chef")
 
@@ -109,10 +109,10 @@ def test_market_is_chosen_and_seen_by_keys(account, key_and_secret, market):
     account.market = ""
     account.save()
     _, secret = key_and_secret
-    assert key_authenticate(secret=secret).market == ""
+    assert principal_of(secret).market == ""
     account_set_market(account=account, market=market)
     assert Account.objects.get(pk=account.pk).market == "US"
-    assert key_authenticate(secret=secret).market == "US"
+    assert principal_of(secret).market == "US"
 
 
 @pytest.mark.parametrize("market", ["ZZ", "USA", "", 7, None, "U$"])

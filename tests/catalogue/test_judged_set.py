@@ -45,8 +45,19 @@ def test_a_miss_is_printed_with_what_was_found(judged_sample, monkeypatch):
     assert lines[-1] == "staples: 0/1 = 0.0%"
 
 
-def test_print_rates(judged_sample):
-    print("\n".join(search_quality.report(search_quality.evaluate())))
+def test_the_report_lists_every_miss_and_both_rates(judged_sample):
+    """The whole set (joined words included) on the sample: printed for the reader of
+    the CI log (``-s``), and the report must account for every query: one MISS line per
+    miss, and a rate line per kind whose counts are the set's."""
+    outcomes = search_quality.evaluate()
+    lines = search_quality.report(outcomes)
+    print("\n".join(lines))
+    misses = [o for o in outcomes if not o.hit]
+    assert len([line for line in lines if line.startswith("MISS ")]) == len(misses)
+    staple_hits = sum(o.hit for o in outcomes if o.kind == "staple")
+    typo_hits = sum(o.hit for o in outcomes if o.kind == "misspelling")
+    assert lines[-2].startswith(f"staples: {staple_hits}/{len(search_quality.STAPLES)} = ")
+    assert lines[-1].startswith(f"misspellings: {typo_hits}/{len(search_quality.MISSPELLINGS)} = ")
 
 
 @pytest.fixture

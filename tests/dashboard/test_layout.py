@@ -149,3 +149,15 @@ def test_no_import_cycle_inside_an_app(app):
 
     cyclic = [name for name in graph if reaches(name, name, {name})]
     assert not cyclic, f"import cycle through {cyclic}"
+
+
+def test_no_test_module_imports_another_test_module():
+    """Helpers two test modules share live in tests/support/, tests/servers.py,
+    tests/factories.py or a conftest.py (docs/development.md, "Test folders")."""
+    offenders = {
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in (ROOT / "tests").rglob("*.py")
+        for name in _imports(path)
+        if name.startswith("tests.") and name.split(".")[-1].startswith("test_")
+    }
+    assert not offenders

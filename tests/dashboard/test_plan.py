@@ -12,8 +12,8 @@ from accounts.models import Account
 from accounts.services import account_set_tier
 from accounts.tiers import tier_limits
 from foodservice.dashboard.forms import tier_change_rules
-from keys.selectors import key_authenticate
 from keys.services import key_create
+from tests.support.keys import principal_of
 
 pytestmark = pytest.mark.django_db
 
@@ -52,12 +52,12 @@ def test_change_shows_the_rules_before_anything_changes(owner_client, verified):
 
 def test_confirming_changes_the_tier_for_every_key_at_once(owner_client, verified):
     _, secret = key_create(account=verified, label="a")
-    assert key_authenticate(secret=secret).tier == "taster"
+    assert principal_of(secret).tier == "taster"
     response = owner_client.post("/plan/change/", {"tier": "head_chef"}, follow=True)
     assert "You are now on Head Chef" in response.content.decode()
     verified.refresh_from_db()
     assert verified.tier == "head_chef"
-    assert key_authenticate(secret=secret).limits == tier_limits("head_chef")
+    assert principal_of(secret).limits == tier_limits("head_chef")
 
 
 def test_upgrade_between_paid_tiers_keeps_the_renewal_date(owner_client, verified, clock):

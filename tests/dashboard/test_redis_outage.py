@@ -14,11 +14,11 @@ from django.test import Client
 
 from accounts import tokens
 from accounts.models import Account, User
-from bench.loadkit import ThrowawayRedis
 from keys.models import ApiKey
 from keys.services import key_create
 from metering.backends import meter_reset
 from tests.dashboard.conftest import PASSWORD
+from tests.support.engines import ThrowawayRedis
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.loadkit import LOCAL, ThrowawayPostgres, free_port
+from tests.support.engines import LOCAL, ThrowawayPostgres, free_port
 
 
 def wait_until(predicate: Callable[[], bool], *, timeout: float, what: str) -> None:

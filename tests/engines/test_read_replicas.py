@@ -21,9 +21,9 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from bench.loadkit import ThrowawayPostgres, manage, shell
 from tests.engines.engines import ThrowawayReplica, wait_until
 from tests.servers import fetch, gunicorn, server_env
+from tests.support.engines import ThrowawayPostgres, manage, shell
 
 SETUP = """
 from accounts.services import account_set_tier

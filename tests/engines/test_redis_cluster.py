@@ -16,13 +16,13 @@ from accounts.tiers import TierLimits
 from foodservice.core.redis import account_tag
 from keys import cache as key_cache
 from keys.secrets import digest
-from keys.selectors import key_authenticate
 from keys.services import key_create, key_revoke
 from metering.backends import RedisMeter, get_meter, redis_client
 from tests.engines.engines import ThrowawayRedisCluster
 from tests.factories import AccountFactory, FoodFactory
-from tests.keys.test_other_processes import check_changes_are_seen_by_every_worker
-from tests.metering.test_parity import CASES, _admitted, run
+from tests.support.keys import principal_of
+from tests.support.meter_cases import CASES, admitted_of, run
+from tests.support.workers import check_changes_are_seen_by_every_worker
 
 # Tests that start gunicorn or read through the stack commit their data (other processes
 # must see it); the meter-only ones need no database.
@@ -38,7 +38,7 @@ def test_the_service_builds_cluster_clients(on_cluster: ThrowawayRedisCluster):
 @pytest.mark.parametrize("name", list(CASES))
 def test_metering_parity_on_a_cluster(on_cluster: ThrowawayRedisCluster, name: str):
     case = CASES[name]
-    expected = [(s.expect, s.used, _admitted(s), s.retry_after) for s in case.steps]
+    expected = [(s.expect, s.used, admitted_of(s), s.retry_after) for s in case.steps]
     meter = RedisMeter(redis_client(on_cluster.url))
     assert run(meter, case, account_id=1000 + list(CASES).index(name)) == expected
 
@@ -82,7 +82,7 @@ def test_every_key_of_an_account_lives_in_one_slot(on_cluster: ThrowawayRedisClu
 def test_key_cache_and_tombstones_on_a_cluster(on_cluster: ThrowawayRedisCluster):
     account = AccountFactory(market="US")
     key, secret = key_create(account=account, label="cached")
-    principal = key_authenticate(secret=secret)
+    principal = principal_of(secret)
     assert principal is not None
     secret_digest = digest(secret, pepper=settings.KEY_PEPPER)
     assert key_cache.cached_principal(secret_digest) == principal  # cached on the cluster
@@ -91,7 +91,7 @@ def test_key_cache_and_tombstones_on_a_cluster(on_cluster: ThrowawayRedisCluster
     assert caches["keys"].get(f"key:{secret_digest}") == key_cache.TOMBSTONE
     key_cache.remember(secret_digest, principal)  # a stale copy cannot come back
     assert key_cache.cached_principal(secret_digest) is None
-    assert key_authenticate(secret=secret) is None
+    assert principal_of(secret) is None
 
 
 @pytest.mark.django_db

@@ -25,7 +25,8 @@ from django.conf import settings
 from foodservice.core.problems import ServiceUnavailable
 from keys.models import ApiKey
 from keys.services import key_revoke
-from metering.backends import RedisMeter, Seed, redis_client
+from metering.backends import RedisMeter, redis_client
+from metering.meter import Seed
 from metering.windows import to_us, window_at
 from tests.engines.conftest import redis_settings
 from tests.engines.engines import LOCAL, ThrowawaySentinel

@@ -1,7 +1,7 @@
 """Helpers of the short fault checks (issue 7.6; the long forms are bench/fault_*.py).
 
 - ``throwaway_redis``: a redis-server of the test's own on a free port (never the shared
-  one), without persistence, so a restart starts empty (``bench/loadkit.py``'s).
+  one), without persistence, so a restart starts empty (``tests/support/engines.py``'s).
 - ``TcpProxy``: a byte pump between a server and PostgreSQL. ``cut()`` closes every
   connection and refuses new ones, as a PostgreSQL restart (``pg_ctl stop -m fast``) does
   to its clients; ``restore()`` lets them in again. The shared cluster is never touched.
@@ -25,11 +25,11 @@ from django.db.models import Sum
 
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
-from bench.loadkit import ThrowawayRedis
 from keys.services import key_create
 from metering.models import KeyUsageHour
 from tests.factories import AccountFactory, FoodFactory
 from tests.servers import fetch
+from tests.support.engines import ThrowawayRedis
 
 FLUSH_SECONDS = "0.3"  # METER_FLUSH_SECONDS of the servers these tests start
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 _COMMON = {
     "deadline": None,
@@ -22,3 +23,11 @@ settings.register_profile("hostile-long", max_examples=2000, **_COMMON)
 
 _LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
 hostile = settings(settings.get_profile("hostile-long" if _LONG else "hostile-ci"))
+
+
+# 8 KB and more, built by repeating a short random text (cheap for Hypothesis to make).
+huge_text = st.builds(
+    lambda chunk, extra: (chunk * (8192 // len(chunk) + 1))[: 8192 + extra],
+    st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=40),
+    st.integers(0, 100),
+)

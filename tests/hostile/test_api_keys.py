@@ -7,8 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from keys import secrets
-from tests.hostile.profile import hostile
-from tests.hostile.test_key_headers import huge_text
+from tests.hostile.profile import hostile, huge_text
 
 PROBLEM = "application/problem+json"
 # Keys that look almost right: the prefix, the right length, a wrong checksum; a real

@@ -10,17 +10,11 @@ from hypothesis import strategies as st
 from foodservice.core.problems import Unauthorized
 from keys import secrets
 from keys.authentication import MAX_HEADER_LENGTH, KeyHeaders
-from tests.hostile.profile import hostile
+from tests.hostile.profile import hostile, huge_text
 
 # Anything a header value could hold once a server has decoded it (latin-1 in WSGI),
 # and more: any code point but surrogates, control characters included.
 header_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=300)
-# 8 KB and more, built by repeating a short random text (cheap for Hypothesis to make).
-huge_text = st.builds(
-    lambda chunk, extra: (chunk * (8192 // len(chunk) + 1))[: 8192 + extra],
-    st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=40),
-    st.integers(0, 100),
-)
 maybe = st.one_of(st.none(), header_text, huge_text)
 
 

@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from keys import secrets
 from keys.models import ApiKey
-from keys.selectors import key_authenticate
 from keys.services import key_create, key_revoke
+from tests.support.keys import principal_of
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def trace(secret: str, calls: Counter) -> tuple[list[str], dict[str, int]]:
     """The SQL (with the key's digest and the clock blanked) and cache calls of one try."""
     calls.clear()
     with CaptureQueriesContext(connection) as queries:
-        assert key_authenticate(secret=secret) is None
+        assert principal_of(secret) is None
     sql = [re.sub(r"'[^']*'", "?", q["sql"]) for q in queries]  # literals: digest, now
     return sql, dict(calls)
 
@@ -70,6 +70,6 @@ def test_a_key_that_expired_while_cached_takes_the_unknown_key_path(account, cac
     key, secret = key_create(account=account, label="expiring")
     ApiKey.objects.filter(pk=key.pk).update(expires_at=timezone.now() + dt.timedelta(minutes=1))
     caches["keys"].clear()
-    assert key_authenticate(secret=secret) is not None  # in use, so cached (with Redis)
+    assert principal_of(secret) is not None  # in use, so cached (with Redis)
     clock.shift(120)  # expired now, still in the 5-minute cache
     assert trace(secret, cache_calls) == trace(secrets.generate(), cache_calls)

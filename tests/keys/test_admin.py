@@ -6,9 +6,9 @@ import pytest
 
 from keys import secrets
 from keys.models import ApiKey
-from keys.selectors import key_authenticate
 from keys.services import key_create, key_revoke
 from tests.factories import AccountFactory, ApiKeyFactory
+from tests.support.keys import principal_of
 
 pytestmark = pytest.mark.django_db
 
@@ -55,14 +55,14 @@ def test_changelist_filters_by_state(admin_client, account, state, shown):
 
 def test_revoke_action_revokes_and_the_secrets_stop_working(admin_client, account):
     (first, s1), (second, s2), (_kept, s3) = (key_create(account=account, label=n) for n in "abc")
-    assert all(key_authenticate(secret=s) for s in (s1, s2, s3))  # now cached on Redis
+    assert all(principal_of(s) for s in (s1, s2, s3))  # now cached on Redis
     response = admin_client.post(
         KEYS, {"action": "revoke_selected", "_selected_action": [first.pk, second.pk]}
     )
     assert response.status_code == 302
-    assert key_authenticate(secret=s1) is None
-    assert key_authenticate(secret=s2) is None
-    assert key_authenticate(secret=s3) is not None
+    assert principal_of(s1) is None
+    assert principal_of(s2) is None
+    assert principal_of(s3) is not None
     assert set(ApiKey.objects.filter(revoked_at__isnull=False)) == {first, second}
     assert "Revoked 2 key(s)." in admin_client.get(KEYS).content.decode()
 
@@ -93,7 +93,7 @@ def test_label_can_be_renamed_and_is_cleaned_by_the_service(admin_client, key_an
     assert response.status_code == 302
     key.refresh_from_db()
     assert key.label == "new name"
-    assert key_authenticate(secret=secret) is not None
+    assert principal_of(secret) is not None
 
 
 def test_keys_are_not_added_or_deleted_here(admin_client, key_and_secret):

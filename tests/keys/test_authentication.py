@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from accounts.api import MarketView
 from accounts.models import Account
 from keys import secrets
 from keys.models import ApiKey
@@ -124,3 +125,11 @@ def test_stored_key_never_holds_the_secret(key_and_secret):
     key, secret = key_and_secret
     stored = ApiKey.objects.filter(pk=key.pk).values().get()
     assert all(secret not in str(value) for value in stored.values())
+
+
+def test_drf_sees_the_key_scheme_so_a_missing_key_is_a_401_not_a_403(rf):
+    """DRF turns NotAuthenticated into a 403 unless the first authentication class
+    names a WWW-Authenticate scheme (``authenticate_header``)."""
+    view = MarketView()
+    request = view.initialize_request(rf.get("/v1/market"))
+    assert view.get_authenticate_header(request) == 'Bearer realm="foodservice"'

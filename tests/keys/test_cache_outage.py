@@ -12,21 +12,8 @@ from foodservice.core import problems
 from keys.models import ApiKey, KeyState
 from keys.services import key_revoke, key_rotate
 from tests.factories import AccountFactory
-from tests.servers import free_port
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def key_cache_down(settings) -> None:
-    settings.CACHES = {
-        **settings.CACHES,
-        "keys": {
-            "BACKEND": "django_redis.cache.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",
-            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.2, "SOCKET_TIMEOUT": 0.2},
-        },
-    }
 
 
 def test_revoke_and_rotate_are_refused_and_change_nothing(key_and_secret, key_cache_down):

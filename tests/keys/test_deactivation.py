@@ -7,9 +7,8 @@ import pytest
 
 from accounts.models import User
 from foodservice.core import problems
-from keys.selectors import key_authenticate
 from keys.services import key_create, key_revoke
-from tests.keys.test_cache_outage import key_cache_down  # noqa: F401  (fixture)
+from tests.support.keys import principal_of
 
 pytestmark = pytest.mark.django_db
 
@@ -35,15 +34,15 @@ def test_reactivation_restores_the_keys_as_they_were(account):
     revoked, dead = key_create(account=account, label="dead")
     key_revoke(key=revoked)
     set_active(account.owner, False)
-    assert key_authenticate(secret=live) is None
+    assert principal_of(live) is None
     set_active(account.owner, True)
-    assert key_authenticate(secret=live) is not None
-    assert key_authenticate(secret=dead) is None
+    assert principal_of(live) is not None
+    assert principal_of(dead) is None
 
 
 def test_deactivating_in_the_admin_stops_the_keys(admin_client, account):
     _, secret = key_create(account=account, label="k")
-    assert key_authenticate(secret=secret) is not None  # now cached on Redis
+    assert principal_of(secret) is not None  # now cached on Redis
     owner = account.owner
     response = admin_client.post(
         f"/admin/accounts/user/{owner.pk}/change/",
@@ -61,10 +60,10 @@ def test_deactivating_in_the_admin_stops_the_keys(admin_client, account):
     )
     assert response.status_code == 302, response.content[:2000]
     assert User.objects.get(pk=owner.pk).is_active is False
-    assert key_authenticate(secret=secret) is None
+    assert principal_of(secret) is None
 
 
-def test_signing_in_does_not_touch_the_key_cache(client, account, key_cache_down):  # noqa: F811
+def test_signing_in_does_not_touch_the_key_cache(client, account, key_cache_down):
     """Saving ``last_login`` leaves ``is_active`` alone, so a sign-in never needs Redis."""
     response = client.post(
         "/login/", {"username": account.owner.email, "password": "correct horse battery staple"}
@@ -72,7 +71,7 @@ def test_signing_in_does_not_touch_the_key_cache(client, account, key_cache_down
     assert response.status_code == 302
 
 
-def test_deactivation_is_refused_whole_while_the_key_cache_is_down(account, key_cache_down):  # noqa: F811
+def test_deactivation_is_refused_whole_while_the_key_cache_is_down(account, key_cache_down):
     key_create(account=account, label="k")
     with pytest.raises(problems.ServiceUnavailable):
         set_active(account.owner, False)

@@ -10,9 +10,9 @@ from django.db import connection
 
 from foodservice.core import problems
 from keys.models import ApiKey, KeyState
-from keys.selectors import key_authenticate
 from keys.services import key_create, key_rename, key_revoke, key_rotate
 from tests.factories import AccountFactory, ApiKeyFactory
+from tests.support.keys import principal_of
 
 
 @pytest.mark.django_db
@@ -21,7 +21,7 @@ def test_create_returns_the_secret_once_and_stores_only_its_hash(account):
     assert key.label == "my phone app"
     assert key.state == KeyState.ACTIVE
     assert key.hint == secret[-4:]
-    assert key_authenticate(secret=secret).key_id == key.pk
+    assert principal_of(secret).key_id == key.pk
     assert not ApiKey.objects.filter(secret_hash=secret).exists()
 
 
@@ -85,14 +85,14 @@ def test_concurrent_creates_on_four_keys_give_one_key_and_refusals():
 @pytest.mark.django_db
 def test_rotation_keeps_id_label_and_account_and_kills_the_old_secret(key_and_secret, clock):
     key, old = key_and_secret
-    assert key_authenticate(secret=old) is not None
+    assert principal_of(old) is not None
     _, new = key_rotate(key=key)
     assert new != old
     stored = ApiKey.objects.get(pk=key.pk)
     assert (stored.pk, stored.label, stored.account_id) == (key.pk, "test key", key.account_id)
     assert stored.rotated_at is not None and stored.hint == new[-4:]
-    assert key_authenticate(secret=old) is None
-    assert key_authenticate(secret=new).key_id == key.pk
+    assert principal_of(old) is None
+    assert principal_of(new).key_id == key.pk
 
 
 @pytest.mark.django_db
@@ -101,7 +101,7 @@ def test_a_revoked_key_cannot_be_rotated(key_and_secret):
     key_revoke(key=key)
     with pytest.raises(problems.KeyNotActive):
         key_rotate(key=key)
-    assert key_authenticate(secret=secret) is None
+    assert principal_of(secret) is None
 
 
 @pytest.mark.django_db
@@ -120,7 +120,7 @@ def test_rename_changes_only_the_label(key_and_secret):
     key, secret = key_and_secret
     key_rename(key=key, label="renamed")
     assert ApiKey.objects.get(pk=key.pk).label == "renamed"
-    assert key_authenticate(secret=secret).key_id == key.pk
+    assert principal_of(secret).key_id == key.pk
 
 
 @pytest.mark.django_db

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from metering.backends import MemoryMeter, Meter, RedisMeter, redis_client
+from metering.backends import RedisMeter, redis_client
+from metering.memory import MemoryMeter
+from metering.meter import Meter
 
 BACKENDS = ["memory", "redis"] if settings.REDIS_URL else ["memory"]
 

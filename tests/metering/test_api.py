@@ -7,9 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.conf import settings
-from rest_framework.test import APIClient
 
-from accounts.models import Account
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
 from keys.services import key_create, key_rotate
@@ -17,29 +15,11 @@ from metering.history import usage_flush
 from metering.selectors import key_usage_hourly, key_usage_in_window
 from tests.conftest import T0
 from tests.factories import AccountFactory
+from tests.support.metering import IETF, RATELIMIT, custom_account, read, usage
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.metering.urls")]
 
-RATELIMIT = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "X-RateLimit-Reset")
-IETF = ("RateLimit-Policy", "RateLimit")
 NEXT_HOUR = datetime(2026, 3, 10, 15, tzinfo=UTC)
-
-
-def read(client: APIClient, secret: str, pk: int = 1, **headers: str):
-    return client.get(f"/v1/test-records/{pk}", headers={"X-API-Key": secret, **headers})
-
-
-def usage(client: APIClient, secret: str) -> dict:
-    response = client.get("/v1/usage", headers={"X-API-Key": secret})
-    assert response.status_code == 200
-    assert not any(name in response for name in RATELIMIT + IETF)  # unmetered
-    return response.json()["data"]
-
-
-def custom_account(quota: int, window: str = "day", rate=None, burst=None) -> Account:
-    account = AccountFactory(market="US")
-    limits = TierLimits(quota=quota, window=window, rate=rate, burst=burst)
-    return account_set_tier(account=account, tier="executive_chef", custom=limits, now=T0)
 
 
 def test_admitted_read_carries_every_ratelimit_header(api_client, key_and_secret, clock):

@@ -28,7 +28,7 @@ from metering.selectors import account_usage
 from metering.services import usage_consume
 from metering.windows import hour_of
 from tests.factories import AccountFactory
-from tests.metering.test_history import lose_meter_state
+from tests.support.metering import lose_meter_state
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

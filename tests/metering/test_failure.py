@@ -10,7 +10,7 @@ from keys.services import key_create
 from metering import services
 from metering.backends import RedisMeter, redis_client
 from metering.selectors import account_usage
-from tests.metering.test_api import custom_account, read
+from tests.support.metering import custom_account, read
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.metering.urls")]
 

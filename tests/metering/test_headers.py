@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from accounts.tiers import TierLimits
-from metering.backends import Outcome, Tally
 from metering.bucket import Bucket
 from metering.decisions import decision_for
 from metering.headers import ratelimit_headers
+from metering.meter import Outcome, Tally
 from metering.windows import hour_of, to_us, window_at
 
 NOW = datetime(2026, 3, 10, 14, 25, tzinfo=UTC)

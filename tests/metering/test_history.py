@@ -6,13 +6,11 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.services import account_set_tier
 from keys.services import key_create
-from metering.backends import meter_reset
 from metering.history import usage_flush
 from metering.models import KeyUsageHour
 from metering.selectors import (
@@ -23,19 +21,11 @@ from metering.selectors import (
 )
 from tests.conftest import T0
 from tests.factories import AccountFactory
-from tests.metering.test_api import read, usage
-from tests.servers import redis_clear
+from tests.support.metering import lose_meter_state, read, usage
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.metering.urls")]
 
 HOUR = datetime(2026, 3, 10, 14, tzinfo=UTC)
-
-
-def lose_meter_state() -> None:
-    """What a Redis restart (or a process restart, in-process) does to the live counts."""
-    if settings.METER_BACKEND == "redis":
-        redis_clear()
-    meter_reset()
 
 
 def test_requests_write_no_history_until_flushed(api_client, key_and_secret, clock):

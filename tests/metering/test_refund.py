@@ -11,14 +11,15 @@ import pytest
 from django.db.models import Sum
 
 from keys.services import key_create
-from metering.backends import Meter, Outcome, Seed, get_meter
+from metering.backends import get_meter
 from metering.bucket import Bucket
 from metering.history import usage_flush
+from metering.meter import Meter, Outcome, Seed
 from metering.models import KeyUsageHour
 from metering.windows import hour_of, to_us, window_at
 from tests.conftest import T0
-from tests.metering.test_api import custom_account, read, usage
-from tests.metering.test_parity import ANCHOR, SMALL_DAY, SMALL_MONTH
+from tests.support.meter_cases import ANCHOR, SMALL_DAY, SMALL_MONTH
+from tests.support.metering import custom_account, read, usage
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.metering.urls")]
 

@@ -23,12 +23,12 @@ from django.db.models import Sum
 
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
-from bench.loadkit import ThrowawayRedis
 from keys.services import key_create
 from metering.backends import meter_reset
 from metering.models import KeyUsageHour
 from tests.factories import AccountFactory
 from tests.servers import fetch, gunicorn
+from tests.support.engines import ThrowawayRedis
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -18,8 +18,9 @@ from django.utils import timezone
 
 from accounts.audit.actors import Actor
 from accounts.models import Account
-from accounts.selectors import account_get_by_email, markets_offered
+from accounts.selectors import account_get_by_email
 from accounts.services import account_create
+from catalogue.selectors import markets_offered
 from foodservice.core import problems
 from foodservice.core.cli import ServiceCommand
 from keys.selectors import keys_for_account
@@ -54,6 +55,9 @@ class Command(ServiceCommand):
             f"Try it:\n"
             f'  curl -H "X-API-Key: {secret}" "http://{host}:{options["port"]}/v1/foods?q=butter"\n'
             + sign_in_help(account, f"http://{host}:{options['port']}")
+            + "\nOr set the key for the README's examples (paste in the shell you run them"
+            " from):\n"
+            f"  export KEY={secret} BASE=http://{host}:{options['port']}"
         )
 
 

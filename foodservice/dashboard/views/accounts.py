@@ -23,9 +23,10 @@ from accounts.audit.actors import Actor
 from accounts.backends import client_of
 from accounts.middleware import refusal_response
 from accounts.models import Account, User
-from accounts.selectors import markets_offered_named
 from accounts.services import account_for_user, user_password_reset_audit, user_verify_email
 from accounts.tiers import Tier, tier_limits
+from catalogue.selectors import markets_offered_named
+from foodservice.core import problems
 from foodservice.dashboard.forms import (
     SELF_SERVE_TIERS,
     MarketForm,
@@ -35,7 +36,7 @@ from foodservice.dashboard.forms import (
     TierChangeForm,
 )
 from keys.models import ApiKey
-from keys.selectors import key_for_account, keys_for_account
+from keys.selectors import key_get, keys_for_account
 from metering.selectors import usage_summary
 
 
@@ -47,10 +48,10 @@ def account_of(request: HttpRequest) -> Account:
 
 def own_key(request: HttpRequest, key_id: int) -> ApiKey:
     """The signed-in account's key ``key_id``; another account's key is a 404."""
-    key = key_for_account(account=account_of(request), key_id=key_id)
-    if key is None:
-        raise Http404("No such key.")
-    return key
+    try:
+        return key_get(key_id=key_id, account=account_of(request))
+    except problems.NotFound:
+        raise Http404("No such key.") from None
 
 
 # --- Sign-up, verification, sign-in ------------------------------------------------------

@@ -230,7 +230,7 @@ def test_a_failing_receiver_never_makes_the_flush_put_counts_back(settings, cloc
 def test_an_email_that_cannot_be_sent_is_retried_by_the_next_check(settings, clock):
     _, key, _ = small("day")
     use(key, 8)
-    settings.EMAIL_BACKEND = "tests.alerts.failing_mail.EmailBackend"
+    settings.EMAIL_BACKEND = "tests.metering.alerts.failing_mail.EmailBackend"
     assert quota_alerts_check() == []
     assert not QuotaAlert.objects.exists()
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

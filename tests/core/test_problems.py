@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from foodservice.core import problems
-from tests.foundation.urls import LEAK
+from tests.core.urls import LEAK
 
 pytestmark = pytest.mark.django_db
 
@@ -83,7 +83,7 @@ def test_non_json_body_is_a_415_problem(api_client, key_and_secret):
     assert_problem(response, 415, "unsupported-media-type")
 
 
-@pytest.mark.urls("tests.foundation.urls")
+@pytest.mark.urls("tests.core.urls")
 @pytest.mark.parametrize("path", ["/v1/explode", "/v1/explode-plain"])
 @pytest.mark.parametrize("debug", [False, True])
 def test_unexpected_errors_are_a_bare_500_problem(settings, path, debug, caplog):
@@ -96,7 +96,7 @@ def test_unexpected_errors_are_a_bare_500_problem(settings, path, debug, caplog)
     assert LEAK in caplog.text  # the operator still sees it in the log
 
 
-@pytest.mark.urls("tests.foundation.urls")
+@pytest.mark.urls("tests.core.urls")
 def test_redis_unreachable_in_any_view_is_a_503_problem():
     response = Client(raise_request_exception=False).get("/v1/redis-down")
     assert_problem(response, 503, "service-unavailable")
