@@ -22,7 +22,7 @@ import psycopg
 import pytest
 
 from bench.loadkit import ThrowawayPostgres, manage, shell
-from tests.engines.engines import ThrowawayReplica, wait_until
+from tests.engines.engines import ThrowawayReplica, throwaway_postgres, wait_until
 from tests.servers import fetch, gunicorn, server_env
 
 SETUP = """
@@ -49,7 +49,7 @@ print(json.dumps([fresh, FoodFactory(name="{name}", source_id="{source_id}").pub
 
 @pytest.fixture(scope="module")
 def primary_and_replica() -> Iterator[tuple[ThrowawayPostgres, ThrowawayReplica]]:
-    primary = ThrowawayPostgres()
+    primary = throwaway_postgres()
     replica = ThrowawayReplica(primary)
     try:
         primary.init()
