@@ -20,11 +20,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from django.db import connection
+from django.db import connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from catalogue import text
+from foodservice.replicas import catalogue_read_alias
 
 # A word held by at least this many foods is never corrected.
 COMMON = 50
@@ -87,7 +89,7 @@ def split(term: str, *, minimum: int) -> str | None:
 
 def _closest(term: str, *, limit: int, minimum: int) -> str | None:
     best = _best(term, _candidates(term), limit=limit, minimum=minimum)
-    if best is None and connection.vendor == "postgresql":
+    if best is None and _db().vendor == "postgresql":
         best = _best(term, _one_edit_words(term), limit=limit, minimum=minimum)
     return best
 
@@ -116,8 +118,8 @@ def one_edit(word: str) -> set[str]:
 
 
 def _counts(terms: list[str]) -> dict[str, int]:
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
+    if _db().vendor == "postgresql":
+        with _db().cursor() as cursor:
             cursor.execute(
                 "SELECT word, foods FROM catalogue_word WHERE word = ANY(%s)", (list(set(terms)),)
             )
@@ -127,8 +129,8 @@ def _counts(terms: list[str]) -> dict[str, int]:
 
 
 def _candidates(term: str) -> list[Word]:
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
+    if _db().vendor == "postgresql":
+        with _db().cursor() as cursor:
             cursor.execute(
                 "SELECT word, foods FROM catalogue_word WHERE word %% %s AND foods > 0 "
                 "ORDER BY similarity(word, %s) DESC LIMIT %s",
@@ -146,7 +148,7 @@ def _candidates(term: str) -> list[Word]:
 def _one_edit_words(term: str) -> list[Word]:
     """PostgreSQL: the vocabulary words one edit from ``term``, looked up when the
     trigram candidates hold no correction (trigrams miss a swap in a short word)."""
-    with connection.cursor() as cursor:
+    with _db().cursor() as cursor:
         cursor.execute(
             "SELECT w.word, w.foods FROM unnest(%s::text[]) AS u(word) "
             "JOIN catalogue_word w ON w.word = u.word WHERE w.foods > 0",
@@ -155,15 +157,20 @@ def _one_edit_words(term: str) -> list[Word]:
         return [Word(*row) for row in cursor.fetchall()]
 
 
+def _db() -> BaseDatabaseWrapper:
+    """The connection a catalogue read uses: a replica's under the read router."""
+    return connections[catalogue_read_alias()]
+
+
 _cache: dict[str, tuple[tuple[object, ...], Counter[str]]] = {}
 
 
 def _sqlite_vocabulary() -> Counter[str]:
     """Word -> foods holding it, from every ``search_name``; recounted when the
     catalogue's row count, largest id or total name length changes."""
-    with connection.cursor() as cursor:
+    with _db().cursor() as cursor:
         cursor.execute("SELECT count(*), max(id), sum(length(search_name)) FROM catalogue_food")
-        stamp = (connection.settings_dict["NAME"], *cursor.fetchone())
+        stamp = (_db().settings_dict["NAME"], *cursor.fetchone())
         cached = _cache.get("vocabulary")
         if cached and cached[0] == stamp:
             return cached[1]
