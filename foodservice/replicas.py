@@ -23,9 +23,14 @@ which of those positions it has replayed. Everything the primary wrote before a
 replayed position is visible on the replica, so its lag is at most the age of the
 newest replayed position (0 when it replayed the current one: an idle primary, paused
 replay or not, never looks late), and at least the age of the oldest position not
-replayed (``replay_lag``). Within the limit: used. Surely past it: skipped for
-``DOWN_SECONDS``. Not decidable yet (no position old enough): skipped until the next
-check, ``LAG_CHECK_SECONDS`` later, which has one.
+replayed (``replay_lag``). The age of the last commit it replayed is a second upper
+bound (every commit before it is replayed; it overstates the lag only when the primary
+has committed nothing since, where the positions say 0), which decides a process's
+first check on a busy primary, before it has positions the replica replayed (it
+compares the primary's commit time with the replica's clock: keep the hosts'
+clocks in sync). Within the limit: used. Surely past it: skipped for
+``DOWN_SECONDS``. Not decidable yet: skipped until the next check,
+``LAG_CHECK_SECONDS`` later, which has older positions to go by.
 """
 
 from __future__ import annotations
@@ -52,8 +57,12 @@ REPLICA_APPS = frozenset({"catalogue"})
 # WAL positions as byte offsets (numeric): the primary's insert position; a replica's
 # replayed position (NULL when it is not in recovery, i.e. promoted: no lag).
 _PRIMARY_SQL = "SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint"
-_REPLICA_SQL = "SELECT pg_is_in_recovery(), (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint"
-# Positions older than this are dropped (at most this many kept).
+# ... and the age of the last commit it replayed.
+_REPLICA_SQL = (
+    "SELECT pg_is_in_recovery(), (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint,"
+    " EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp())"
+)
+# At most this many primary positions kept (the oldest dropped first).
 POSITIONS_KEPT = 512
 
 _reads_allowed: contextvars.ContextVar[bool] = contextvars.ContextVar(
@@ -123,7 +132,7 @@ class _Health:
             connection.ensure_connection()
             with connection.connection.cursor() as cursor:  # the raw one: no fallback
                 cursor.execute(_REPLICA_SQL)
-                in_recovery, replayed = cursor.fetchone()
+                in_recovery, replayed, commit_age = cursor.fetchone()
         except Exception as exc:  # any failure: the primary answers instead
             connection.close()
             self.mark_down(alias, type(exc).__name__)
@@ -131,6 +140,8 @@ class _Health:
         if not in_recovery or replayed is None:
             return True
         at_least, at_most = replay_lag(positions, int(replayed), time.monotonic())
+        if commit_age is not None:  # also an upper bound (see the module's docstring)
+            at_most = min(at_most, max(0.0, float(commit_age)))
         limit = settings.DATABASE_REPLICA_MAX_LAG
         if at_most <= limit:
             return True

@@ -125,11 +125,13 @@ class ThrowawayRedisCluster:
     (a seed); ``seeds`` every node, the ``REDIS_CLUSTER_NODES`` value. ``kill`` SIGKILLs
     a node, ``restart`` starts it again on its port and node file (it rejoins, as a
     replica when another node took its slots); ``failover`` makes a replica take over
-    from its (dead) master, as ``cluster-node-timeout`` does on its own."""
+    from its (dead) master, as ``cluster-node-timeout`` does on its own.
+    ``full_coverage=False``: ``cluster-require-full-coverage no``."""
 
-    def __init__(self, masters: int = 3, replicas: int = 0) -> None:
+    def __init__(self, masters: int = 3, replicas: int = 0, *, full_coverage: bool = True) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="fs-redis-cluster-"))
         self.replicas = replicas
+        self.full_coverage = full_coverage
         self.ports = [engine_port() for _ in range(masters * (1 + replicas))]
         self.bus_ports = {port: engine_port() for port in self.ports}
         self.processes: dict[int, subprocess.Popen] = {}
@@ -145,6 +147,8 @@ class ThrowawayRedisCluster:
     def _start_node(self, port: int) -> None:
         options = ["--cluster-enabled", "yes", "--cluster-node-timeout", "2000"]
         options += ["--cluster-port", str(self.bus_ports[port])]
+        if not self.full_coverage:
+            options += ["--cluster-require-full-coverage", "no"]
         options += ["--cluster-config-file", str(self.dir / f"nodes-{port}.conf")]
         self.processes[port] = _redis_server(port, self.dir, *options)
 
@@ -420,12 +424,13 @@ def throwaway_postgres() -> ThrowawayPostgres:
 def track_statements(primary: ThrowawayPostgres) -> None:
     """Load pg_stat_statements on a running ``primary`` (a restart) and create it in its
     database; a replica made afterwards has it too (``postgresql.auto.conf`` and the
-    extension are copied)."""
+    extension are copied). Autovacuum is turned off: it writes WAL at moments of its
+    own, which a replica whose replay is paused counts as lag."""
     import psycopg
 
     with psycopg.connect(primary.url, autocommit=True) as connection:
         connection.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
-        connection.execute("ALTER SYSTEM SET pg_stat_statements.track = 'all'")
+        connection.execute("ALTER SYSTEM SET autovacuum = off")
     primary.stop()
     primary.start()
     with psycopg.connect(primary.url, autocommit=True) as connection:
