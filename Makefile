@@ -1,6 +1,7 @@
 # The two set-up commands of the README:
 #   make run    runs the service on the embedded default (SQLite, in-process metering)
-#   make test   runs the whole test suite twice: embedded default, then PostgreSQL + Redis
+#   make test   runs the whole test suite on both backends: embedded default, PostgreSQL +
+#               Redis, and the engine tests, three passes side by side
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -8,6 +9,7 @@ PY := $(VENV)/bin/python
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/foodservice
 REDIS_TEST_URL ?= redis://127.0.0.1:6379/1
 PYTEST_ARGS ?=
+XDIST ?= 2
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
@@ -35,15 +37,26 @@ run: $(VENV)/.installed
 	$(PY) manage.py setup_demo --host $(HOST) --port $(PORT)
 	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
 
-test: test-embedded test-services
+# The three passes run side by side (make -j3), each spread over XDIST pytest-xdist
+# workers; -Otarget prints each pass's output whole when it ends. Every worker has its
+# own test database and Redis key prefix, named after a run id (tests/conftest.py), so
+# the passes, their workers and other runs on the same servers never collide.
+test: $(VENV)/.installed
+	$(MAKE) --no-print-directory -j3 -Otarget test-embedded test-services test-engines
 
 test-embedded: $(VENV)/.installed
-	@echo "=== test pass 1/2: embedded default (SQLite, in-process metering) ==="
-	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest $(PYTEST_ARGS)
+	@echo "=== test pass: embedded default (SQLite, in-process metering) ==="
+	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -n $(XDIST) $(PYTEST_ARGS)
 
 test-services: $(VENV)/.installed
-	@echo "=== test pass 2/2: PostgreSQL + Redis ==="
-	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest $(PYTEST_ARGS)
+	@echo "=== test pass: PostgreSQL + Redis (the engine tests have a pass of their own) ==="
+	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest -n $(XDIST) -m "not engines" $(PYTEST_ARGS)
+
+# tests/engines: throwaway Redis Cluster / Sentinel, PgBouncer, a PostgreSQL replica.
+test-engines: $(VENV)/.installed
+	@echo "=== test pass: engines (PostgreSQL + Redis) ==="
+	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest tests/engines $(PYTEST_ARGS); \
+	  status=$$?; [ $$status -eq 5 ] || exit $$status  # 5: -m "not engines" left none
 
 lint: $(VENV)/.installed lint-openapi
 	$(VENV)/bin/ruff check .

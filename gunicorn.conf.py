@@ -117,7 +117,7 @@ if not control_socket_disable:
 # Django reads X-Forwarded-Proto itself (SECURE_PROXY_SSL_HEADER); gunicorn's own
 # request limits (8 KB per header, 100 headers) stay at their defaults.
 
-# --- Prometheus multi-process mode (foodservice/metrics.py) ---------------------------
+# --- Prometheus multi-process mode (foodservice/core/metrics.py) ---------------------------
 # Read again on every reload (SIGHUP): the environment remembers the directory, and
 # that this file made it, so the first one is kept and removed at exit.
 _OWNED = "FOODSERVICE_OWNS_METRICS_DIR"

@@ -26,7 +26,7 @@ from accounts.audit.actors import Actor, ActorKind
 from accounts.models import Account, User
 from accounts.services import account_set_tier
 from accounts.tiers import Tier, TierLimits
-from foodservice.cli import iso
+from foodservice.core.cli import iso
 from metering.windows import billing_period
 
 

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts import signin_limit
 from accounts.models import User
-from foodservice.clientaddr import client_address
+from foodservice.core.clientaddr import client_address
 
 
 def client_of(request: HttpRequest) -> str:

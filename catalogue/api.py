@@ -20,7 +20,7 @@ from catalogue import policies, rendering, selectors, serializers
 from catalogue.conditional import CACHE_CONTROL, VARY, etag_for, etag_of_bytes, is_not_modified
 from catalogue.paging import Position, cursor_dumps, position_for, with_cursor_search
 from catalogue.params import MAX_PAGE_OFFSET, FoodQuery, parse_food_query
-from foodservice.controlchars import refuse_in_api
+from foodservice.core.controlchars import refuse_in_api
 from metering.api import MeteredAPIView
 
 JSON = "application/json"  # what DRF's JSONRenderer answers with

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from catalogue.models import DataType
 from catalogue.nutrients import BY_SLUG
-from foodservice.problems import InvalidParameter
+from foodservice.core.problems import InvalidParameter
 
 MAX_Q_LENGTH = 200
 DEFAULT_PAGE_SIZE = 20

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from accounts.tiers import is_paid
 from catalogue.params import FoodQuery
-from foodservice import problems
+from foodservice.core import problems
 from keys.principal import KeyPrincipal
 
 # spec 8.1/8.2: Taster reads "about the first 1,000" matches of a search.

@@ -57,8 +57,8 @@ from rest_framework.settings import api_settings
 from catalogue import serializers
 from catalogue.conditional import etag_for
 from catalogue.models import Food, FoodRendering, Nutrient
-from foodservice import problems
-from foodservice.replicas import catalogue_read_alias
+from catalogue.routing import catalogue_read_alias
+from foodservice.core import problems
 
 logger = logging.getLogger("foodservice.catalogue")
 

@@ -36,7 +36,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Length
 
 from catalogue import text
-from foodservice.replicas import catalogue_read_alias
+from catalogue.routing import catalogue_read_alias
 
 
 def match(queryset: QuerySet, q: str) -> QuerySet:

@@ -20,8 +20,8 @@ from catalogue.nutrients import BY_SLUG
 from catalogue.paging import Position
 from catalogue.params import FoodQuery
 from catalogue.serializers import NutrientRef
-from foodservice import problems
-from keys.cache import REDIS_UNREACHABLE
+from foodservice.core import problems
+from foodservice.core.redis import UNREACHABLE
 
 # Matches are counted up to these many; meta.total_exact says whether the count is
 # exact. A search counts up to the Taster depth (spec 8.2: what a Taster may read):
@@ -301,12 +301,12 @@ def markets_offered_named() -> list[tuple[str, str]]:
     named = None
     # Redis unreachable is a miss: the market page and PUT /v1/market still answer
     # from the database (issue 11.4).
-    with contextlib.suppress(*REDIS_UNREACHABLE):
+    with contextlib.suppress(*UNREACHABLE):
         named = cache.get(MARKETS_CACHE_KEY)
     if named is None:
         with_foods = Market.objects.filter(Exists(Food.objects.filter(market=OuterRef("pk"))))
         named = sorted(with_foods.values_list("code", "name"))
-        with contextlib.suppress(*REDIS_UNREACHABLE):
+        with contextlib.suppress(*UNREACHABLE):
             cache.set(MARKETS_CACHE_KEY, named, MARKETS_CACHE_SECONDS)
     if not named:
         named = [(code, MARKET_NAMES.get(code, code)) for code in sorted(settings.DEFAULT_MARKETS)]

@@ -8,8 +8,9 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from foodservice import problems
-from foodservice.exception_handler import is_api_path, problem_response
+from foodservice.core import problems
+from foodservice.core.problems import is_api_path
+from foodservice.exception_handler import problem_response
 
 
 class ApiNotFound(APIView):

@@ -13,13 +13,13 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.db import InterfaceError, OperationalError
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from foodservice import metrics, problems
-from keys.cache import REDIS_UNREACHABLE
+from foodservice.core import metrics, problems
+from foodservice.core.redis import UNREACHABLE
 
 logger = logging.getLogger("foodservice.errors")
 
@@ -49,7 +49,7 @@ def problem_for(exc: BaseException) -> problems.Problem:
         # client may retry (issue 7.6).
         logger.warning("database unavailable: %s", type(exc).__name__)
         return problems.ServiceUnavailable()
-    if isinstance(exc, REDIS_UNREACHABLE):
+    if isinstance(exc, UNREACHABLE):
         # Redis unreachable anywhere in a request: the same 503, never a 500.
         metrics.redis_error(component="request")
         logger.warning("redis unavailable: %s", type(exc).__name__)
@@ -75,10 +75,6 @@ def problem_response(problem: problems.Problem) -> HttpResponse:
     for name, value in problem.headers().items():
         response[name] = value
     return response
-
-
-def is_api_path(request: HttpRequest) -> bool:
-    return request.path_info == "/v1" or request.path_info.startswith("/v1/")
 
 
 def _flatten(detail: Any, prefix: str = "") -> dict[str, str]:

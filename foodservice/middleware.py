@@ -9,11 +9,12 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from foodservice import problems
-from foodservice.exception_handler import is_api_path, problem_for, problem_response
-from keys.cache import REDIS_UNREACHABLE
+from foodservice.core import problems
+from foodservice.core.problems import is_api_path
+from foodservice.core.redis import UNREACHABLE
+from foodservice.exception_handler import problem_for, problem_response
 
-_UNAVAILABLE = (problems.ServiceUnavailable, OperationalError, InterfaceError, *REDIS_UNREACHABLE)
+_UNAVAILABLE = (problems.ServiceUnavailable, OperationalError, InterfaceError, *UNREACHABLE)
 
 
 class ProblemMiddleware:

@@ -191,15 +191,6 @@ class ReplicaRouter:
         return db == DEFAULT_DB_ALIAS  # replicas replay the primary's schema
 
 
-def catalogue_read_alias() -> str:
-    """The alias a raw SQL catalogue read uses (as the router would route a model)."""
-    from django.db import router
-
-    from catalogue.models import Food
-
-    return router.db_for_read(Food)
-
-
 class ReplicaReadsMiddleware:
     """Marks GET and HEAD requests as allowed to read the catalogue from a replica."""
 

@@ -6,12 +6,12 @@ redirects, problems, the dashboard). For each request it
 - takes a sane incoming ``X-Request-ID`` or makes one, keeps it on
   ``request.request_id`` and returns it as the ``X-Request-ID`` response header;
 - logs one record on the ``foodservice.requests`` logger with the fields of
-  ``foodservice.logformat.REQUEST_FIELDS``;
-- counts it into the Prometheus metrics (foodservice/metrics.py).
+  ``foodservice.core.logformat.REQUEST_FIELDS``;
+- counts it into the Prometheus metrics (foodservice/core/metrics.py).
 
 Never logged: a header value, the query string, a body. The path is logged with
 anything shaped like an API key replaced by ``[redacted]``, and the formatters
-(foodservice/logformat.py) apply the same redaction to every line they write.
+(foodservice/core/logformat.py) apply the same redaction to every line they write.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from foodservice import metrics
-from foodservice.logformat import holds_secret, redact
+from foodservice.core import metrics
+from foodservice.core.logformat import holds_secret, redact
 from keys.principal import KeyPrincipal
 
 logger = logging.getLogger("foodservice.requests")

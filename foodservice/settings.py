@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from foodservice.env import (
+from foodservice.core.env import (
     database_from_url,
     env_bool,
     env_choice,
@@ -20,7 +20,7 @@ from foodservice.env import (
     env_str,
     local_base_url,
 )
-from foodservice.redis import topology_from_settings
+from foodservice.core.redis import topology_from_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("FOODSERVICE_VAR_DIR", str(BASE_DIR / "var")))
@@ -80,7 +80,7 @@ MIDDLEWARE = [
     "foodservice.middleware.ProblemMiddleware",
     # Before anything reads the session or the database: NUL and other control
     # characters get a 404/400 on every route (issue 11.6).
-    "foodservice.controlchars.ControlCharacterMiddleware",
+    "foodservice.core.controlchars.ControlCharacterMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Before CommonMiddleware, so it strips the Content-Length that one adds to a 304.
     "foodservice.middleware.NotModifiedMiddleware",
@@ -153,8 +153,12 @@ REDIS_URL = env_str("REDIS_URL")
 # worker starts, so it connects while any one node is down. REDIS_SENTINELS
 # (host:port,...) and REDIS_SENTINEL_MASTER: the primary is the one these sentinels
 # name; REDIS_URL then gives only the database number and credentials. Every Redis
-# client is built by foodservice/redis.py (docs/operations.md, "Redis topologies").
+# client is built by foodservice/core/redis.py (docs/operations.md, "Redis topologies").
 REDIS_CLUSTER = env_bool("REDIS_CLUSTER", default=False)
+# Every key this service writes to Redis starts with REDIS_KEY_PREFIX and a colon (the
+# caches, the meter, the key epochs), so several test runs or services can share one
+# Redis database (the test suite gives each run and each xdist worker its own).
+REDIS_KEY_PREFIX = env_str("REDIS_KEY_PREFIX", "fs")
 REDIS_SENTINEL_MASTER = env_str("REDIS_SENTINEL_MASTER")
 _topology = topology_from_settings(
     url=REDIS_URL,
@@ -172,7 +176,7 @@ if REDIS_URL:
         # retry on a broken pooled connection and none on timeouts: redis-py's default
         # retries with backoff would stall every request for seconds while Redis is down
         # (the key cache then falls back to the database).
-        "CONNECTION_FACTORY": "foodservice.redis.ConnectionFactory",
+        "CONNECTION_FACTORY": "foodservice.core.redis.ConnectionFactory",
         "SOCKET_CONNECT_TIMEOUT": 0.5,
         "SOCKET_TIMEOUT": 0.5,
     }
@@ -180,7 +184,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "fs",
+            "KEY_PREFIX": REDIS_KEY_PREFIX,
             "OPTIONS": _redis_options,
         },
         # Key look-ups (keys/selectors.py). Shared by every worker on every host and
@@ -189,7 +193,7 @@ if REDIS_URL:
         "keys": {
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "fs",
+            "KEY_PREFIX": REDIS_KEY_PREFIX,
             "TIMEOUT": 300,
             "OPTIONS": _redis_options,
         },
@@ -323,7 +327,7 @@ AUTHENTICATION_BACKENDS = ["accounts.backends.LimitedModelBackend"]
 SIGNIN_MAX_FAILURES = 10  # wrong passwords per (e-mail address, client) per 15 minutes
 SIGNIN_ACCOUNT_CEILING = int(env_str("SIGNIN_ACCOUNT_CEILING", "100"))  # per address
 # Reverse proxies in front of the service that append to X-Forwarded-For; 0 ignores it
-# (foodservice/clientaddr.py); the audit log records
+# (foodservice/core/clientaddr.py); the audit log records
 # the client address they saw.
 TRUSTED_PROXY_COUNT = int(env_str("TRUSTED_PROXY_COUNT", "0"))
 LOGIN_URL = "login"
@@ -357,14 +361,14 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 
 # LOG_FORMAT "json" (default): one JSON object per line; "text": the same fields for
-# people. Both redact anything shaped like an API key (foodservice/logformat.py).
+# people. Both redact anything shaped like an API key (foodservice/core/logformat.py).
 LOG_FORMAT = env_choice("LOG_FORMAT", ("json", "text"), "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "json": {"()": "foodservice.logformat.JsonFormatter"},
-        "text": {"()": "foodservice.logformat.TextFormatter"},
+        "json": {"()": "foodservice.core.logformat.JsonFormatter"},
+        "text": {"()": "foodservice.core.logformat.TextFormatter"},
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},

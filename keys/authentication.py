@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
-from foodservice.problems import Unauthorized
+from foodservice.core.problems import Unauthorized
 from keys.principal import KeyPrincipal
 from keys.selectors import key_principal
 

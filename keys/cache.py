@@ -28,8 +28,8 @@ from django.conf import settings
 from django.core.cache import caches
 from django.db import transaction
 
-from foodservice import problems
-from foodservice.redis import UNREACHABLE, account_tag, set_many_replicated
+from foodservice.core import problems
+from foodservice.core.redis import UNREACHABLE, account_tag, set_many_replicated
 from keys.principal import KeyPrincipal
 
 logger = logging.getLogger("foodservice.keys")
@@ -39,9 +39,6 @@ TOMBSTONE_SECONDS = 60
 # An epoch nobody changed lives this long; a missing epoch only makes every worker
 # read its principals again once.
 EPOCH_SECONDS = 24 * 3600
-
-
-REDIS_UNREACHABLE = UNREACHABLE  # the errors of an unreachable Redis (any topology)
 
 
 def _key(digest: str) -> str:
@@ -54,7 +51,7 @@ def cached_principal(digest: str) -> KeyPrincipal | None:
     request gets during a Redis outage, not an exception here."""
     try:
         value = caches["keys"].get(_key(digest))
-    except REDIS_UNREACHABLE:
+    except UNREACHABLE:
         return None
     return value if isinstance(value, KeyPrincipal) else None
 
@@ -64,7 +61,7 @@ def remember(digest: str, principal: KeyPrincipal) -> None:
     Skipped while Redis is unreachable."""
     try:
         caches["keys"].add(_key(digest), principal)
-    except REDIS_UNREACHABLE:
+    except UNREACHABLE:
         return
 
 
@@ -77,12 +74,12 @@ def forget(digests: Iterable[str], *, account_id: int) -> None:
     cache = caches["keys"]
     try:
         # Under Sentinel a replica must hold the tombstones and the new epoch too
-        # (foodservice/redis.py): one pipeline, one WAIT for both.
+        # (foodservice/core/redis.py): one pipeline, one WAIT for both.
         epoch = {epoch_key(account_id): new_epoch()} if _redis() is not None else {}
         set_many_replicated(
             cache, tombstones, timeout=TOMBSTONE_SECONDS, raw=epoch, raw_timeout=EPOCH_SECONDS
         )
-    except REDIS_UNREACHABLE:
+    except UNREACHABLE:
         # Without the tombstones other workers could keep serving the old state from
         # the cache if Redis comes back with its data: refuse the change instead (the
         # caller's transaction rolls back).
@@ -101,7 +98,7 @@ def _tombstone_after_commit(tombstones: dict[str, str], account_id: int) -> None
         if tombstones:
             caches["keys"].set_many(tombstones, timeout=TOMBSTONE_SECONDS)
         epoch_bump(account_id)
-    except REDIS_UNREACHABLE:
+    except UNREACHABLE:
         logger.warning("key cache unreachable after commit; tombstones not renewed")
 
 
@@ -117,7 +114,7 @@ def local_enabled() -> bool:
 def epoch_key(account_id: int) -> str:
     """The account's epoch: in the hash slot of its meter state (``{a<id>}``), so the
     metering script can read it on Redis Cluster."""
-    return f"fs:epoch:{account_tag(account_id)}"
+    return f"{settings.REDIS_KEY_PREFIX}:epoch:{account_tag(account_id)}"
 
 
 def epoch_bump(account_id: int) -> None:
@@ -134,7 +131,8 @@ def new_epoch() -> str:
 
 
 def epoch_current(account_id: int) -> str:
-    """The account's epoch, made now when it has none. Raises ``REDIS_UNREACHABLE``."""
+    """The account's epoch, made now when it has none. Raises one of
+    ``foodservice.core.redis.UNREACHABLE``."""
     client = _redis()
     fresh = uuid.uuid4().hex
     # SET NX GET: the existing value, or None when ours was set (one round trip).

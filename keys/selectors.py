@@ -9,7 +9,8 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import Account
-from foodservice import problems
+from foodservice.core import problems
+from foodservice.core.redis import UNREACHABLE
 from keys import cache, secrets
 from keys.models import ApiKey
 from keys.principal import KeyPrincipal
@@ -54,7 +55,7 @@ def key_principal(
             return principal, epoch
         try:
             current = cache.epoch_current(principal.account_id)
-        except cache.REDIS_UNREACHABLE:
+        except UNREACHABLE:
             current = None
         if current == epoch:
             return principal, epoch
@@ -68,7 +69,7 @@ def key_principal(
         # principal again (from the shared cache, usually).
         try:
             epoch = cache.epoch_current(principal.account_id)
-        except cache.REDIS_UNREACHABLE:
+        except UNREACHABLE:
             return principal, None
         principal = _shared_or_database(secret, digest, now)
         if principal is None:

@@ -18,7 +18,7 @@ from accounts.audit.actors import Actor
 from accounts.audit.models import AuditAction
 from accounts.audit.services import audit_record, key_target
 from accounts.models import Account
-from foodservice import problems
+from foodservice.core import problems
 from keys import cache, secrets
 from keys.models import ApiKey, KeyState
 from keys.selectors import active_key_count

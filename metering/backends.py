@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
-from foodservice import metrics
+from foodservice.core import metrics
 from keys.cache import epoch_key
 from metering import bucket as buckets
 from metering.bucket import Bucket
@@ -196,9 +196,10 @@ class RedisMeter:
 
     checks_epochs = True
 
-    def __init__(self, client: Any, *, prefix: str = "fs:") -> None:
+    def __init__(self, client: Any, *, prefix: str | None = None) -> None:
+        """``prefix`` starts every key (default ``settings.REDIS_KEY_PREFIX`` and ":")."""
         self.client = client
-        self.prefix = prefix
+        self.prefix = f"{settings.REDIS_KEY_PREFIX}:" if prefix is None else prefix
         self.script = client.register_script(LUA_PATH.read_text())
         self.refund_script = client.register_script(REFUND_LUA_PATH.read_text())
         self.prune_script = client.register_script(PRUNE_LUA_PATH.read_text())
@@ -258,7 +259,7 @@ class RedisMeter:
         return Tally(Outcome(outcome), used, tat, hour, tuple(hours))
 
     def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        from foodservice.redis import UNREACHABLE
+        from foodservice.core.redis import UNREACHABLE
 
         try:
             return script(keys=keys, args=args)
@@ -275,7 +276,7 @@ class RedisMeter:
             self._seen.update(account_ids)
 
     def snapshot(self, *, sweep: bool = False) -> list[AccountUsage]:
-        from foodservice.redis import UNREACHABLE
+        from foodservice.core.redis import UNREACHABLE
 
         with self._seen_lock:
             ids, self._seen = self._seen, set()
@@ -303,7 +304,7 @@ class RedisMeter:
         return usages
 
     def prune(self, usages: Iterable[AccountUsage], *, before_hour: int) -> None:
-        from foodservice.redis import UNREACHABLE
+        from foodservice.core.redis import UNREACHABLE
 
         pipe = self.client.pipeline(transaction=False)
         queued = False
@@ -518,12 +519,12 @@ def _meter_for(backend: str) -> Meter:
 
 def redis_client(url: str) -> Any:
     """The meter's own Redis client for ``url`` in the configured topology (one server,
-    Cluster or Sentinel: foodservice/redis.py): short timeouts, and one immediate retry
+    Cluster or Sentinel: foodservice/core/redis.py): short timeouts, and one immediate retry
     on a broken connection only (a pooled socket that died with a Redis restart), never
     on a timeout, where the script may have run and a retry could count a request twice.
     redis-py's default (10 retries with backoff) would stall every request for seconds
     while Redis is down, before the failure policy could answer."""
-    from foodservice.redis import connect, current_topology
+    from foodservice.core.redis import connect, current_topology
 
     return connect(
         current_topology(url), timeout=TIMEOUT_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS

@@ -6,8 +6,8 @@ from __future__ import annotations
 from drf_spectacular.extensions import OpenApiViewExtension
 
 from accounts.tiers import Tier
-from foodservice import problems
-from foodservice.schema import component, described, operation
+from foodservice.core import problems
+from foodservice.core.openapi import component, described, operation
 
 USAGE = component(
     "Usage",

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from django.conf import settings
 
-from foodservice import metrics
+from foodservice.core import metrics
 from keys.principal import KeyPrincipal
 from metering import recorder
 from metering.backends import MeterUnavailable, Outcome, Tally, get_meter

@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from foodservice.problems import BurstLimitExceeded, QuotaExceeded, ServiceUnavailable
+from foodservice.core.problems import BurstLimitExceeded, QuotaExceeded, ServiceUnavailable
 from keys.authentication import authenticate_again, unchecked_epoch
 from keys.principal import KeyPrincipal
 from metering.backends import MeterUnavailable, get_meter

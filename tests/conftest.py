@@ -12,6 +12,7 @@ import io
 import logging
 import os
 import tempfile
+import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -27,6 +28,7 @@ from accounts.services import account_set_tier
 from keys.models import ApiKey
 from keys.services import key_create
 from tests.factories import AccountFactory
+from tests.servers import redis_clear
 
 # A fixed instant for tests that control the clock: 2026-03-10 14:25:00 UTC.
 T0 = dt.datetime(2026, 3, 10, 14, 25, tzinfo=dt.UTC)
@@ -43,7 +45,7 @@ SESSION_LOG = os.path.join(tempfile.gettempdir(), f"foodservice-test-run-{os.get
 def _log_every_record_of_the_run() -> None:
     """Every log record of the whole run, through the formatter ``settings.LOGGING``
     configures for the console, into ``SESSION_LOG`` (checked at the end of the run)."""
-    from foodservice.logformat import JsonFormatter, TextFormatter
+    from foodservice.core.logformat import JsonFormatter, TextFormatter
 
     configured = [
         h.formatter
@@ -59,6 +61,11 @@ def _log_every_record_of_the_run() -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Issue 7.4: the logs of the whole run hold no API key (``svc_sk_live_``)."""
+    if settings.REDIS_URL:
+        try:  # this worker's keys: the shared Redis database keeps none of them
+            redis_clear()
+        except Exception as exc:  # Redis down at the end: the keys expire or stay
+            print(f"\nRedis keys of {settings.REDIS_KEY_PREFIX} left: {exc}")
     if not os.path.exists(SESSION_LOG):
         return
     with open(SESSION_LOG, encoding="utf-8") as log:
@@ -68,6 +75,24 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         print(f"\nFAILED: {len(leaks)} log line(s) of this run hold an API key: {SESSION_LOG}")
     else:
         os.remove(SESSION_LOG)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One run never touches another's data, nor an xdist worker its neighbour's: the
+    PostgreSQL test database is ``test_<name>_<run>`` (pytest-django adds ``_gw<n>`` per
+    worker) and every Redis key starts ``fs-test-<run>-<worker>:``, where ``<run>`` is
+    made once per run (``FOODSERVICE_TEST_RUN``, inherited by the workers) and
+    ``<worker>`` is xdist's worker id. Servers the tests start get the same
+    (``tests.servers.server_env``)."""
+    run = os.environ.setdefault("FOODSERVICE_TEST_RUN", uuid.uuid4().hex[:8])
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    db = settings.DATABASES["default"]
+    # Django fills TEST with defaults (NAME None) once the connections are configured.
+    if not db["ENGINE"].endswith("sqlite3") and not db.get("TEST", {}).get("NAME"):
+        db.setdefault("TEST", {})["NAME"] = f"test_{db['NAME']}_{run}"
+    settings.REDIS_KEY_PREFIX = f"fs-test-{run}-{worker}"
+    for alias in settings.CACHES:
+        settings.CACHES[alias]["KEY_PREFIX"] = settings.REDIS_KEY_PREFIX
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -106,13 +131,15 @@ def _fast_password_hasher(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _fresh_caches() -> Iterator[None]:
-    """Every test starts with empty caches and (on Redis) an empty Redis database."""
+    """Every test starts with empty caches: on Redis, none of this worker's keys (its
+    own prefix: ``clear()`` would empty the database the other workers share)."""
     if settings.REDIS_URL:
-        from django_redis import get_redis_connection
-
-        get_redis_connection("default").flushdb()
-    for alias in settings.CACHES:
-        caches[alias].clear()
+        redis_clear()
+    for alias, config in settings.CACHES.items():
+        if config["BACKEND"].startswith("django_redis"):
+            assert caches[alias].key_prefix == settings.REDIS_KEY_PREFIX, alias
+        else:
+            caches[alias].clear()
     yield
 
 

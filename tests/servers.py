@@ -19,6 +19,17 @@ from django.db import connection
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def redis_clear() -> None:
+    """Delete every Redis key of this test process (``settings.REDIS_KEY_PREFIX``), and
+    no other: the xdist workers of a run, and other runs, share the Redis database."""
+    from django_redis import get_redis_connection
+
+    client = get_redis_connection("default")
+    batch = list(client.scan_iter(match=f"{settings.REDIS_KEY_PREFIX}:*", count=1000))
+    for start in range(0, len(batch), 500):
+        client.delete(*batch[start : start + 500])
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -55,6 +66,7 @@ def server_env(**extra: str) -> dict[str, str]:
     )
     if settings.REDIS_URL:
         env["REDIS_URL"] = settings.REDIS_URL
+        env["REDIS_KEY_PREFIX"] = settings.REDIS_KEY_PREFIX  # this worker's keys
     env.update(extra)
     return env
 

@@ -11,6 +11,8 @@ from django.db import DEFAULT_DB_ALIAS, OperationalError, connections
 from django.db.backends.postgresql import base
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
+from foodservice.replicas import health
+
 
 class _Fallback:
     """Runs ``execute`` on the replica, and on an ``OperationalError`` (connection lost,
@@ -30,8 +32,6 @@ class _Fallback:
 
 
 def _to_primary(wrapper: Any, exc: BaseException) -> None:
-    from foodservice.replicas import health
-
     health.mark_down(wrapper.db.alias, type(exc).__name__)
     primary = connections[DEFAULT_DB_ALIAS]
     wrapper.cursor = primary.cursor().cursor
@@ -51,8 +51,6 @@ class DatabaseWrapper(base.DatabaseWrapper):
         try:
             return super().cursor()
         except OperationalError as exc:  # cannot connect
-            from foodservice.replicas import health
-
             health.mark_down(self.alias, type(exc).__name__)
             return connections[DEFAULT_DB_ALIAS].cursor()
 

@@ -1,7 +1,12 @@
-"""The dashboard is an adapter app (STYLE.md, issue 15): imports flow adapters -> domain
-apps -> ``foodservice/``; no domain module imports a views module or the dashboard, and
-no two modules of one app import each other (the old metering cycle
-services -> selectors -> recorder -> services)."""
+"""Imports flow one way (docs/development.md, "Code layout"; issues 15 and 25):
+
+- the base layer ``foodservice/core/`` imports no app: no domain app and none of the
+  project wiring in ``foodservice/`` (at module top or inside a function);
+- the domain apps import only the base layer, never the wiring (``foodservice/`` outside
+  ``core/``), and no views module or the dashboard (an adapter app, STYLE.md);
+- the wiring imports the apps at module top, never inside a function to dodge a cycle;
+- no two modules of one app import each other (the old metering cycle
+  services -> selectors -> recorder -> services)."""
 
 from __future__ import annotations
 
@@ -14,6 +19,11 @@ from django.conf import settings
 ROOT = Path(settings.BASE_DIR)
 DOMAIN_APPS = ("accounts", "keys", "metering", "catalogue")
 PROJECT = (*DOMAIN_APPS, "foodservice")
+CORE = "foodservice.core"
+
+
+def _is_core(module: str) -> bool:
+    return module == CORE or module.startswith(f"{CORE}.")
 
 
 def _imports(path: Path) -> set[str]:
@@ -28,12 +38,82 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
+def _function_imports(path: Path) -> set[str]:
+    """The modules ``path`` imports anywhere but at its module top."""
+    tree = ast.parse(path.read_text())
+    top = {id(node) for node in tree.body}
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in top:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
 def _modules(app: str) -> dict[str, Path]:
     return {
         ".".join(p.relative_to(ROOT).with_suffix("").parts): p
         for p in (ROOT / app).rglob("*.py")
         if "migrations" not in p.parts
     }
+
+
+def _wiring() -> dict[str, Path]:
+    return {name: path for name, path in _modules("foodservice").items() if not _is_core(name)}
+
+
+def test_the_project_is_all_absolute_imports():
+    """The rules below read absolute imports only, so a relative one would slip by."""
+    for app in PROJECT:
+        for name, path in _modules(app).items():
+            relative = [
+                node.lineno
+                for node in ast.walk(ast.parse(path.read_text()))
+                if isinstance(node, ast.ImportFrom) and node.level
+            ]
+            assert not relative, f"{name} has relative imports on lines {relative}"
+
+
+def test_the_base_layer_imports_no_app():
+    modules = _modules("foodservice/core")
+    assert "foodservice.core.problems" in modules  # the rule reads the right folder
+    for name, path in modules.items():
+        bad = {
+            m
+            for m in _imports(path)
+            if m.split(".")[0] in DOMAIN_APPS or (m.startswith("foodservice.") and not _is_core(m))
+        }
+        assert not bad, f"{name} (base layer) imports {sorted(bad)}"
+
+
+@pytest.mark.parametrize("app", DOMAIN_APPS)
+def test_domain_apps_import_the_base_layer_not_the_wiring(app):
+    for name, path in _modules(app).items():
+        bad = {m for m in _imports(path) if m.startswith("foodservice.") and not _is_core(m)}
+        assert not bad, f"{name} imports the project wiring {sorted(bad)}"
+
+
+def test_the_wiring_imports_apps_at_module_top():
+    wiring = _wiring()
+    assert "foodservice.schema" in wiring and "foodservice.urls" in wiring
+    for name, path in wiring.items():
+        if name.endswith(".apps"):
+            continue  # AppConfig.ready() imports on purpose, once the registry is ready
+        bad = {m for m in _function_imports(path) if m.split(".")[0] in PROJECT}
+        assert not bad, f"{name} imports {sorted(bad)} inside a function"
+
+
+def test_the_old_base_modules_are_gone():
+    """Moved to foodservice/core/ with no compatibility module left behind (issue 25)."""
+    for old in (
+        "problems", "problem_docs", "redis", "cli", "clientaddr",
+        "logformat", "env", "metrics", "controlchars",
+    ):  # fmt: skip
+        assert not (ROOT / "foodservice" / f"{old}.py").exists(), old
+        assert (ROOT / "foodservice" / "core" / f"{old}.py").exists(), old
 
 
 @pytest.mark.parametrize("app", DOMAIN_APPS)

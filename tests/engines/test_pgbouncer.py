@@ -66,7 +66,7 @@ def test_the_request_paths_pass_through_pgbouncer_in_transaction_mode(
 ):
     db = connection.settings_dict
     name = f"{settings.DATABASES['default']['NAME'].removeprefix('test_')}_pgbouncer"
-    test_db = f"test_{name}"
+    test_db = f"test_{name}_{os.environ['FOODSERVICE_TEST_RUN']}"  # as tests/conftest.py names it
     # A copy of this run's migrated (and empty) test database, so the second run only
     # checks its migrations instead of applying them all again.
     with django_db_blocker.unblock():

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
-from foodservice.redis import account_tag
+from foodservice.core.redis import account_tag
 from keys import cache as key_cache
 from keys.secrets import digest
 from keys.selectors import key_authenticate
@@ -72,7 +72,7 @@ def test_every_key_of_an_account_lives_in_one_slot(on_cluster: ThrowawayRedisClu
         tag = account_tag(account.pk)
         found = _keys_by_slot(on_cluster, tag)
         assert list(found) == [RedisCluster.from_url(on_cluster.url).keyslot(tag)], found
-        assert f"fs:meter:{tag}" in next(iter(found.values()))
+        assert f"{settings.REDIS_KEY_PREFIX}:meter:{tag}" in next(iter(found.values()))
         slots |= set(found)
     # The accounts are spread over the cluster (one slot each, not one slot for all).
     assert len(slots) == len(accounts)

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 import pytest
 from django.conf import settings
 
-from foodservice.problems import ServiceUnavailable
+from foodservice.core.problems import ServiceUnavailable
 from keys.models import ApiKey
 from keys.services import key_revoke
 from metering.backends import RedisMeter, Seed, redis_client

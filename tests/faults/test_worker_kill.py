@@ -33,7 +33,7 @@ from tests.faults.conftest import (
     wait_for,
     worker_pids,
 )
-from tests.servers import gunicorn
+from tests.servers import gunicorn, redis_clear
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
 
@@ -104,9 +104,7 @@ def test_a_killed_worker_then_a_meter_loss_gives_no_more_than_the_last_interval(
 
         kill_one_worker(base, workers)
         if settings.REDIS_URL:  # the meter's store loses everything it held
-            from django_redis import get_redis_connection
-
-            get_redis_connection("default").flushdb()
+            redis_clear()
         time.sleep(3 * float(FLUSH_SECONDS))  # a copy in flight at the loss lands
         written = history_total(tenant.account.pk)
         lost = 8 + UNWRITTEN - written

@@ -7,7 +7,7 @@ import json
 import pytest
 from django.test import Client
 
-from foodservice import problems
+from foodservice.core import problems
 from tests.foundation.urls import LEAK
 
 pytestmark = pytest.mark.django_db

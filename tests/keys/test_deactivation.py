@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from accounts.models import User
-from foodservice import problems
+from foodservice.core import problems
 from keys.selectors import key_authenticate
 from keys.services import key_create, key_revoke
 from tests.keys.test_cache_outage import key_cache_down  # noqa: F401  (fixture)

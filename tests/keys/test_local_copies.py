@@ -41,7 +41,8 @@ def test_a_hot_key_costs_no_query_and_no_key_cache_read(record):
     client = client_for(key_create(account=account, label="k")[1])
     assert client.get(record).status_code == 200
     redis = get_redis_connection("keys")
-    shared = redis.keys("fs:*key:*")  # the shared key cache: not needed any more
+    # the shared key cache: not needed any more
+    shared = redis.keys(f"{settings.REDIS_KEY_PREFIX}:*key:*")
     assert shared
     redis.delete(*shared)
     with CaptureQueriesContext(connection) as captured:

@@ -24,6 +24,7 @@ from metering.selectors import (
 from tests.conftest import T0
 from tests.factories import AccountFactory
 from tests.metering.test_api import read, usage
+from tests.servers import redis_clear
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.metering.urls")]
 
@@ -33,9 +34,7 @@ HOUR = datetime(2026, 3, 10, 14, tzinfo=UTC)
 def lose_meter_state() -> None:
     """What a Redis restart (or a process restart, in-process) does to the live counts."""
     if settings.METER_BACKEND == "redis":
-        from django_redis import get_redis_connection
-
-        get_redis_connection("default").flushdb()
+        redis_clear()
     meter_reset()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from prometheus_client import REGISTRY
 
-from foodservice import metrics
+from foodservice.core import metrics
 
 TOKEN = "scrape-token-for-tests"
 

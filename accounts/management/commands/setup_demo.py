@@ -17,8 +17,8 @@ from accounts.audit.actors import Actor
 from accounts.models import Account
 from accounts.selectors import account_get_by_email, markets_offered
 from accounts.services import account_create
-from foodservice import problems
-from foodservice.cli import ServiceCommand
+from foodservice.core import problems
+from foodservice.core.cli import ServiceCommand
 from keys.selectors import keys_for_account
 from keys.services import key_create, key_rotate
 

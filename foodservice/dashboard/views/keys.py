@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.audit.actors import Actor
 from accounts.models import Account
-from foodservice import problems
+from foodservice.core import problems
 from foodservice.dashboard.key_forms import KeyCreateForm, KeyLabelForm, KeyRotateForm
 from foodservice.dashboard.views.accounts import account_of, own_key
 from keys.models import ApiKey, KeyState

@@ -15,10 +15,17 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from django.conf import settings
+from django.http import HttpRequest
 from rest_framework import status
 from rest_framework.exceptions import APIException
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+
+def is_api_path(request: HttpRequest) -> bool:
+    """True for the API (``/v1`` and below), whose every error is problem+json; the
+    dashboard, the admin and /docs answer HTML pages instead."""
+    return request.path_info == "/v1" or request.path_info.startswith("/v1/")
 
 
 class Problem(APIException):

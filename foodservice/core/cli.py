@@ -20,7 +20,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from foodservice.problems import Problem
+from foodservice.core.problems import Problem
 
 
 class ServiceCommand(BaseCommand):
