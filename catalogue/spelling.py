@@ -26,7 +26,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from catalogue import text
-from foodservice.replicas import catalogue_read_alias
+from catalogue.routing import catalogue_read_alias
 
 # A word held by at least this many foods is never corrected.
 COMMON = 50

@@ -25,8 +25,8 @@ import pytest
 
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
-from foodservice.problems import ServiceUnavailable
-from foodservice.redis import account_tag
+from foodservice.core.problems import ServiceUnavailable
+from foodservice.core.redis import account_tag
 from keys.services import key_create, key_revoke
 from metering.backends import meter_reset
 from tests.engines.conftest import redis_settings
