@@ -21,7 +21,9 @@ import threading
 import time
 from collections.abc import Iterator
 
+import psycopg
 import pytest
+from django.db import connection
 
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
@@ -32,7 +34,7 @@ from metering.backends import meter_reset
 from tests.engines.conftest import redis_settings
 from tests.engines.engines import LOCAL, ThrowawayRedisCluster, redis_cli, wait_until
 from tests.factories import AccountFactory, FoodFactory
-from tests.servers import fetch, gunicorn
+from tests.servers import fetch, gunicorn, test_database_url
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
 
@@ -48,6 +50,24 @@ def cluster() -> Iterator[ThrowawayRedisCluster]:
     cluster.start()
     yield cluster
     cluster.stop()
+    _wait_for_servers_to_leave_the_database()
+
+
+def _wait_for_servers_to_leave_the_database() -> None:
+    """Until no other session uses this run's test database: a gunicorn worker stopped
+    while its Redis node was dead may close its connection late, and the PgBouncer test
+    copies the database (CREATE DATABASE ... TEMPLATE refuses while anyone is on it)."""
+    url, name = test_database_url(), connection.settings_dict["NAME"]
+    # This process's own connection may be among them: ask from a connection of ours.
+    connection.close()
+
+    def alone() -> bool:
+        with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+            return not conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (name,)
+            ).fetchone()[0]
+
+    wait_until(alone, timeout=60, what="the servers' database sessions to end")
 
 
 @pytest.fixture
