@@ -21,7 +21,6 @@ import threading
 import time
 from collections.abc import Iterator
 
-import psycopg
 import pytest
 from django.db import connection
 
@@ -34,7 +33,7 @@ from metering.backends import meter_reset
 from tests.engines.conftest import redis_settings
 from tests.engines.engines import LOCAL, ThrowawayRedisCluster, redis_cli, wait_until
 from tests.factories import AccountFactory, FoodFactory
-from tests.servers import fetch, gunicorn, test_database_url
+from tests.servers import fetch, gunicorn
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
 
@@ -50,24 +49,6 @@ def cluster() -> Iterator[ThrowawayRedisCluster]:
     cluster.start()
     yield cluster
     cluster.stop()
-    _wait_for_servers_to_leave_the_database()
-
-
-def _wait_for_servers_to_leave_the_database() -> None:
-    """Until no other session uses this run's test database: a gunicorn worker stopped
-    while its Redis node was dead may close its connection late, and the PgBouncer test
-    copies the database (CREATE DATABASE ... TEMPLATE refuses while anyone is on it)."""
-    url, name = test_database_url(), connection.settings_dict["NAME"]
-    # This process's own connection may be among them: ask from a connection of ours.
-    connection.close()
-
-    def alone() -> bool:
-        with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-            return not conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (name,)
-            ).fetchone()[0]
-
-    wait_until(alone, timeout=60, what="the servers' database sessions to end")
 
 
 @pytest.fixture
@@ -182,14 +163,19 @@ def test_a_master_failover_under_load_touches_only_its_accounts(
         def revoke_during_the_switch() -> None:
             """Refused (503, nothing changed) while the key cache's node is away; the
             retry is accepted once it is back, and from then on the key is refused."""
-            while not accepted:
-                try:
-                    key_revoke(key=revoked_during[0])
-                except ServiceUnavailable:
-                    time.sleep(0.2)
-                    continue
-                accepted.append(time.monotonic())
-                revoked("during", revoked_during[1])
+            try:
+                while not accepted:
+                    try:
+                        key_revoke(key=revoked_during[0])
+                    except ServiceUnavailable:
+                        time.sleep(0.2)
+                        continue
+                    accepted.append(time.monotonic())
+            finally:
+                # This thread's own database session: left open, it would keep the
+                # test database busy (the PgBouncer test copies it afterwards).
+                connection.close()
+            revoked("during", revoked_during[1])
 
         during = threading.Thread(target=revoke_during_the_switch)
         during.start()
