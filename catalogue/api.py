@@ -166,3 +166,11 @@ class CategoryDetailView(CatalogueReadView):
     def get(self, request: Request, slug: str) -> Response:
         category = selectors.category_get(slug=slug)
         return self.respond(request, {"data": serializers.category_record(category)})
+
+
+class SourceListView(CatalogueReadView):
+    """``GET /v1/sources``: the datasets loaded, with their foods per market."""
+
+    def get(self, request: Request) -> Response:
+        loads = selectors.source_loads_list()
+        return self.respond(request, {"data": serializers.source_list(loads)})

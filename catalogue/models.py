@@ -125,6 +125,9 @@ class Food(models.Model):
     # same keys and units as ``nutrients``.
     nutrient_sd = models.JSONField(default=dict, blank=True)
     content_hash = models.CharField(max_length=32)  # of the source row: re-runs skip equal rows
+    # 0 when inserted, one more on every update that changes the row (a trigger of
+    # migration 0011, whoever writes): a rendering made from another revision is stale.
+    revision = models.BigIntegerField(default=0, editable=False)
     # The headline nutrients (catalogue.nutrients.HEADLINES), per 100 g, None if not measured.
     energy_kcal = models.FloatField(null=True, blank=True)
     protein_g = models.FloatField(null=True, blank=True)
@@ -172,10 +175,12 @@ class Food(models.Model):
 
 
 class CatalogueVersion(models.Model):
-    """One row (id 1) whose ``n`` grows with every change to the catalogue's foods,
-    nutrients and categories: database triggers (migration 0008) bump it in the same
-    transaction as the change, whatever made it (a load's COPY, the admin, a factory).
-    ``FoodRendering`` rows made under an older ``n`` are never served."""
+    """Two counters bumped by database triggers in the same transaction as the change,
+    whatever made it (a load's COPY, the admin, a factory). Row 1 (migration 0008)
+    grows with every change to the catalogue's foods, nutrients and categories: workers
+    poll it to drop the bytes they keep in memory. Row 2 (migration 0011, the
+    *definitions*) grows with updates and deletes of nutrients and categories only: a
+    ``FoodRendering`` made under an older row 2 is never served."""
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1)
     n = models.BigIntegerField(default=0)
@@ -187,13 +192,16 @@ class CatalogueVersion(models.Model):
 class FoodRendering(models.Model):
     """A food's response bytes, rendered once (catalogue/rendering.py): the body of
     ``GET /v1/foods/{id}`` with its ETag, and the food's summary as it stands in a list
-    page. Valid while ``version`` is the current ``CatalogueVersion.n`` and ``format``
-    the serving code's ``catalogue.rendering.render_format()``. Not a foreign key: a
+    page. Valid while ``revision`` is its food's ``revision``, ``version`` the current
+    definitions version (``CatalogueVersion`` row 2) and ``format`` the serving code's
+    ``catalogue.rendering.render_format()``: a change to one food makes that food's
+    rendering stale alone. Not a foreign key: a
     deleted food's row is never read (every read starts from ``catalogue_food``) and
     the next full rendering removes it."""
 
     food_id = models.BigIntegerField(primary_key=True)
     version = models.BigIntegerField()
+    revision = models.BigIntegerField(default=0)
     format = models.CharField(max_length=16, default="")
     etag = models.CharField(max_length=40)
     record = models.BinaryField()
@@ -201,3 +209,26 @@ class FoodRendering(models.Model):
 
     def __str__(self) -> str:
         return f"rendering of food {self.food_id} (version {self.version})"
+
+
+class SourceLoad(models.Model):
+    """A source's foods per market as its last load left them (issue 28, point 6):
+    written by ``catalogue_load`` at its end, listed by ``GET /v1/sources``."""
+
+    source = models.CharField(max_length=8, choices=Source.choices)
+    market = models.CharField(max_length=2)
+    foods = models.PositiveIntegerField()
+    loaded_at = models.DateTimeField()
+    # SHA-256 of the files loaded and of the importer code that read them ("" after a
+    # ``--limit`` load), and the rows that load skipped: a load of the same digest
+    # finds nothing changed without reading a row (catalogue.importers.load).
+    digest = models.CharField(max_length=64, blank=True, default="")
+    skipped = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "market"], name="source_load_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.market}: {self.foods} foods"

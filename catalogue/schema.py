@@ -116,7 +116,50 @@ _DETAIL["properties"] |= {
     },
     "nutrients": {"type": "array", "items": _NUTRIENT_AMOUNT},
 }
+_DATASET = {
+    "title": {"type": "string", "nullable": True, "example": "USDA FoodData Central"},
+    "publisher": NULLABLE_STRING,
+    "release": NULLABLE_STRING,
+    "licence": NULLABLE_STRING,
+    "url": NULLABLE_STRING,
+}
+_DETAIL["properties"]["source"] = _object(
+    {"name": {"type": "string", "enum": Source.values}, "id": {"type": "string"}} | _DATASET,
+    "The dataset the food comes from (catalogue.sources) and the food's id in it.",
+)
 _DETAIL["required"] = [*_DETAIL["required"], "local_names", "portions", "nutrients"]
+SOURCE_LIST = component(
+    "SourceList",
+    _object(
+        {
+            "data": {
+                "type": "array",
+                "items": _object(
+                    {"name": {"type": "string", "enum": Source.values}}
+                    | _DATASET
+                    | {
+                        "markets": {
+                            "type": "array",
+                            "items": _object(
+                                {
+                                    "market": {"type": "string", "example": "US"},
+                                    "foods": {"type": "integer", "minimum": 0},
+                                }
+                            ),
+                        },
+                        "loaded_at": {
+                            "type": "string",
+                            "format": "date-time",
+                            "description": "When the source's last load ended (UTC).",
+                        },
+                    },
+                    "A loaded source: its dataset and its foods per market as its last "
+                    "load left them.",
+                ),
+            }
+        }
+    ),
+)
 
 FOOD = component("Food", _SUMMARY)
 FOOD_DETAIL = component("FoodDetail", _DETAIL)
@@ -414,3 +457,22 @@ CategoryDetailSchema = _record_view(
     ("slug", "its slug (`dairy-and-egg-products`).", "dairy-and-egg-products"),
     CATEGORY,
 )
+
+
+class SourceListSchema(OpenApiViewExtension):
+    target_class = "catalogue.api.SourceListView"
+
+    def view_replacement(self) -> type:
+        return described(
+            self.target_class,
+            get=_read(
+                operation_id="sources_list",
+                tag="records",
+                summary="List the loaded sources",
+                description="The datasets the catalogue was loaded from (title, publisher, "
+                "release, licence, link), each with its foods per market and when it was "
+                "last loaded.",
+                body=SOURCE_LIST,
+                kinds=(),
+            ),
+        )

@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Window
 
 from catalogue import ordering, rendering, search, spelling
-from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient
+from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient, SourceLoad
 from catalogue.nutrients import BY_SLUG
 from catalogue.paging import Position
 from catalogue.params import FoodQuery
@@ -316,3 +316,8 @@ def markets_offered_named() -> list[tuple[str, str]]:
 def catalogue_cache_forget() -> None:
     """Drop the cached market list and nutrient table (after a load)."""
     cache.delete_many([MARKETS_CACHE_KEY, NUTRIENTS_CACHE_KEY])
+
+
+def source_loads_list() -> list[SourceLoad]:
+    """The loaded sources' food counts per market (``SourceLoad``), by source, market."""
+    return list(SourceLoad.objects.order_by("source", "market"))

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 from urllib.parse import quote, urlencode
 
-from catalogue.models import Category, Food, Nutrient
+from catalogue.models import Category, Food, Nutrient, SourceLoad
 from catalogue.nutrients import HEADLINES
 from catalogue.ranking import per_serving
+from catalogue.sources import source_detail
 
 # The columns a list row holds: what ``food_summary`` reads (selectors and the
 # pre-rendering fetch exactly these).
@@ -117,6 +118,7 @@ def food_detail(food: Food, nutrients: dict[int, NutrientRef]) -> dict[str, Any]
     ]
     measured.sort(key=lambda item: (item[0].rank, item[0].id))
     return food_summary(row) | {
+        "source": source_detail(food.source, food.source_id),
         "local_names": food.local_names,
         "portions": food.portions,
         "nutrients": [
@@ -156,3 +158,20 @@ def category_record(category: Category) -> dict[str, Any]:
             "foods": f"/v1/foods?category={category.slug}",
         },
     }
+
+
+def source_list(loads: list[SourceLoad]) -> list[dict[str, Any]]:
+    """``GET /v1/sources``' data: each loaded source's dataset (``source_detail`` without
+    a food id), its foods per market and when its last load ended. ``loads`` is sorted
+    by source then market."""
+    out: dict[str, dict[str, Any]] = {}
+    for load in loads:
+        entry = out.get(load.source)
+        if entry is None:
+            detail = source_detail(load.source, "")
+            detail.pop("id")
+            entry = out[load.source] = detail | {"markets": [], "loaded_at": None}
+        entry["markets"].append({"market": load.market, "foods": load.foods})
+        stamp = load.loaded_at.isoformat().replace("+00:00", "Z")
+        entry["loaded_at"] = max(entry["loaded_at"] or stamp, stamp)
+    return list(out.values())

@@ -12,4 +12,5 @@ urlpatterns = [
     path("foods/<str:public_id>", api.FoodDetailView.as_view(), name="food"),
     path("nutrients/<str:nutrient_id>", api.NutrientDetailView.as_view(), name="nutrient"),
     path("categories/<str:slug>", api.CategoryDetailView.as_view(), name="category"),
+    path("sources", api.SourceListView.as_view(), name="sources"),
 ]

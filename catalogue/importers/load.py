@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from django.db import connection, transaction
+from django.db.models import Count
+from django.utils import timezone
 
-from catalogue import rendering, variants
+from catalogue import rendering
 from catalogue.importers import fdc, ifct, sr28
+from catalogue.importers.changes import Changes
 from catalogue.importers.progress import Progress
 from catalogue.importers.records import FoodRecord, Skipped
 from catalogue.importers.writer import Writer, deferred_indexes
+from catalogue.models import Food, SourceLoad
 from catalogue.selectors import catalogue_cache_forget
 
 SOURCES = ("sr28", "fdc", "ifct")
+# What turns a source's rows into foods besides its own module (source_digest).
+IMPORTER_MODULES = (
+    "catalogue.importers.records",
+    "catalogue.importers.writer",
+    "catalogue.ranking",
+    "catalogue.text",
+    "catalogue.nutrients",
+)
+# A load touching fewer foods leaves the statistics and the visibility map to autovacuum.
+VACUUM_FROM = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,11 +44,13 @@ class LoadReport:
     unchanged: int
     skipped: int
     seconds: float
+    rendered: int = 0
 
     def summary(self) -> str:
         return (
             f"{self.source}: {self.inserted:,} inserted, {self.updated:,} updated, "
-            f"{self.unchanged:,} unchanged, {self.skipped:,} skipped in {self.seconds:.1f}s"
+            f"{self.unchanged:,} unchanged, {self.skipped:,} skipped, {self.rendered:,} "
+            f"rendered in {self.seconds:.1f}s"
         )
 
 
@@ -42,22 +61,46 @@ def catalogue_load(
     limit: int | None = None,
     progress: Progress | None = None,
     on_skip: Callable[[Skipped], None] = lambda skipped: None,
+    now: Callable[[], datetime] = timezone.now,
 ) -> LoadReport:
     """Loads ``source`` ("sr28": a directory of SR28 files; "fdc": fooddata.csv; "ifct":
     the IFCT 2017 compositions CSV) from ``path`` or the installed package (IFCT: the
     vendored file), at most ``limit`` foods.
 
     Runs in one transaction: the catalogue shows either the whole load or none of it.
-    Malformed rows go to ``on_skip`` and are left out; they never abort the load.
+    Malformed rows go to ``on_skip`` and are left out; they never abort the load. Then
+    only the foods the load changed (new, updated, regrouped) are rendered again, or
+    every food when a nutrient's or category's definition changed. ``progress`` hears
+    of each phase: read (parse and write), group, index, render. The source's food
+    counts per market are recorded as loaded at ``now()`` (``GET /v1/sources``).
     """
     started = time.monotonic()
+    progress = progress or Progress(None)
     reader = _reader(source, path)
+    digest = "" if limit is not None else source_digest(reader, source)
+    unchanged = _unchanged_since(source, digest)
+    if unchanged is not None:
+        # The very files and importer code of the last load: nothing can have changed.
+        progress.start("read", total=reader.lines.size)
+        progress.finish(rows=0, note="the files and the importer are those of the last load")
+        return LoadReport(
+            source=source,
+            inserted=0,
+            updated=0,
+            unchanged=unchanged[0],
+            skipped=unchanged[1],
+            seconds=time.monotonic() - started,
+        )
     skipped = 0
+    definitions = rendering.definitions_version()
+    changes = Changes()
     with transaction.atomic():
-        with deferred_indexes() as fresh:
-            writer = Writer(fresh=fresh)
+        changes.begin()
+        with deferred_indexes(file_size=reader.lines.size) as fresh:
+            writer = Writer(fresh=fresh, changes=changes)
             writer.nutrients(reader.nutrient_defs(), authoritative=source == "sr28")
             loaded = 0
+            progress.start("read", total=reader.lines.size)
             for item in reader.records():
                 if isinstance(item, Skipped):
                     skipped += 1
@@ -67,16 +110,23 @@ def catalogue_load(
                     break
                 writer.add(item)
                 loaded += 1
-                if progress and loaded % 1000 == 0:
-                    progress.update(
-                        done=reader.lines.bytes_read, total=reader.lines.size, rows=loaded
-                    )
+                if loaded % 1000 == 0:
+                    progress.update(done=reader.lines.bytes_read, rows=loaded)
             writer.flush()
-        # Look-alike groups may have gained or lost members (indexes built by now).
-        variants.refresh()
-    if progress:
-        progress.update(done=reader.lines.size, total=reader.lines.size, rows=loaded, final=True)
-    if connection.vendor == "postgresql":
+            counts = writer.counts
+            progress.finish(
+                rows=loaded,
+                note=f"{counts['inserted']:,} new, {counts['updated']:,} changed, "
+                f"{counts['unchanged']:,} unchanged; writing took {writer.seconds:.1f}s",
+            )
+            progress.start("group")
+            regrouped = changes.regroup()  # look-alike groups the load touched
+            progress.finish(rows=regrouped, note="look-alike counts changed")
+            progress.start("index")
+            touched = changes.finish()  # phrase rows and words of the touched foods
+        # (leaving deferred_indexes: the indexes it dropped are built again)
+        progress.finish(rows=len(touched), note="foods touched")
+    if connection.vendor == "postgresql" and len(touched) >= VACUUM_FROM:
         # Fresh statistics for the planner, and a visibility map so that scans of the
         # phrase index stay index-only (catalogue/search.py).
         with connection.cursor() as cursor:
@@ -84,9 +134,18 @@ def catalogue_load(
             vacuum = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
             cursor.execute(f"{vacuum} catalogue_food, catalogue_food_phrase, catalogue_word")
     catalogue_cache_forget()
-    # The responses of every food, rendered once now rather than by the first reads.
-    rendering.render_all()
-    counts = writer.counts
+    # The responses of the changed foods, rendered once now rather than by the first
+    # reads (every food when what all renderings show changed).
+    progress.start("render", total=None)
+    if rendering.definitions_version() != definitions:
+        rendered = rendering.render_all(on_batch=lambda done: progress.update(done=done, rows=done))
+    else:
+        progress.total = len(touched)
+        rendered = rendering.render_ids(
+            touched, on_batch=lambda done: progress.update(done=done, rows=done)
+        )
+    progress.finish(rows=rendered, note="foods rendered")
+    source_loads_record(source=source, at=now(), digest=digest, skipped=skipped)
     return LoadReport(
         source=source,
         inserted=counts["inserted"],
@@ -94,7 +153,54 @@ def catalogue_load(
         unchanged=counts["unchanged"],
         skipped=skipped,
         seconds=time.monotonic() - started,
+        rendered=rendered,
     )
+
+
+def source_loads_record(*, source: str, at: datetime, digest: str = "", skipped: int = 0) -> None:
+    """Records how many foods of ``source`` each market holds, as loaded ``at`` from
+    files and code of ``digest`` (``source_digest``), ``skipped`` rows left out."""
+    counts = dict(
+        Food.objects.filter(source=source)
+        .values("market_id")
+        .annotate(n=Count("id"))
+        .values_list("market_id", "n")
+    )
+    with transaction.atomic():
+        SourceLoad.objects.filter(source=source).exclude(market__in=counts).delete()
+        for market, foods in counts.items():
+            SourceLoad.objects.update_or_create(
+                source=source,
+                market=market,
+                defaults={"foods": foods, "loaded_at": at, "digest": digest, "skipped": skipped},
+            )
+
+
+def source_digest(reader: sr28.SR28 | fdc.FDC | ifct.IFCT, source: str) -> str:
+    """SHA-256 of the files ``reader`` reads and of the importer modules that turn them
+    into rows: equal digests load equal rows."""
+    digest = hashlib.sha256(source.encode())
+    paths = sorted({reader.lines.path, *getattr(reader, "_paths", {}).values()})
+    modules = [f"catalogue.importers.{source}", *IMPORTER_MODULES]
+    paths += [Path(importlib.import_module(name).__file__ or "") for name in modules]
+    for file in paths:
+        with file.open("rb") as handle:
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
+    return digest.hexdigest()
+
+
+def _unchanged_since(source: str, digest: str) -> tuple[int, int] | None:
+    """(foods, skipped rows) of the last load of ``source`` when it had ``digest`` and
+    its foods are all still there; None otherwise."""
+    if not digest:
+        return None
+    loads = list(SourceLoad.objects.filter(source=source))
+    if not loads or any(load.digest != digest for load in loads):
+        return None
+    foods = Food.objects.filter(source=source).count()
+    if foods != sum(load.foods for load in loads):
+        return None
+    return foods, loads[0].skipped
 
 
 def _reader(source: str, path: Path | None) -> sr28.SR28 | fdc.FDC | ifct.IFCT:

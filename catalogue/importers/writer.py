@@ -10,6 +10,7 @@ re-running an unchanged source writes nothing.
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from typing import Any
 from django.db import connection
 
 from catalogue import text
+from catalogue.importers.changes import Changes
 from catalogue.importers.records import FoodRecord, NutrientDef
 from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient
 
@@ -28,11 +30,20 @@ _SKIP_ON_UPDATE = {"public_id", "source", "source_id"}
 class Writer:
     """``add()`` records, then ``flush()``; ``counts`` holds inserted/updated/unchanged."""
 
-    def __init__(self, *, batch_size: int = BATCH_SIZE, fresh: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        batch_size: int = BATCH_SIZE,
+        fresh: bool = False,
+        changes: Changes | None = None,
+    ) -> None:
         """``fresh``: the table held no foods when the load began, so every id is new
-        (the parsers drop repeated ids) and batches skip the look-up of existing rows."""
+        (the parsers drop repeated ids) and batches skip the look-up of existing rows.
+        ``changes``: the load's bookkeeping, told of every food before it is updated."""
         self.batch_size = batch_size
         self.fresh = fresh
+        self.changes = changes
+        self.seconds = 0.0  # spent writing (flush), for the progress report
         self.counts: Counter[str] = Counter()
         self._batch: list[FoodRecord] = []
         self._categories = dict(Category.objects.values_list("slug", "id"))
@@ -50,7 +61,14 @@ class Writer:
                     id=d.id, number=d.number, fdc_id=d.fdc_id, name=d.name, unit=d.unit,
                     tag=d.tag, rank=rank,
                 )  # fmt: skip
-            elif authoritative:
+            elif authoritative and (
+                current.number,
+                current.name,
+                current.unit,
+                current.tag,
+                current.rank,
+            ) != (d.number, d.name, d.unit, d.tag, d.rank):
+                # Only when it differs: a nutrient's change makes every rendering stale.
                 Nutrient.objects.filter(id=d.id).update(
                     number=d.number, name=d.name, unit=d.unit, tag=d.tag, rank=d.rank
                 )
@@ -63,6 +81,13 @@ class Writer:
             self.flush()
 
     def flush(self) -> None:
+        started = time.monotonic()
+        try:
+            self._flush()
+        finally:
+            self.seconds += time.monotonic() - started
+
+    def _flush(self) -> None:
         batch, self._batch = self._batch, []
         if not batch:
             return
@@ -85,6 +110,8 @@ class Writer:
                 changed.append(Food(id=found[0], **row))
         self._insert(new)
         if changed:
+            if self.changes is not None:
+                self.changes.snapshot([food.id for food in changed])
             fields = [k for k in row if k not in _SKIP_ON_UPDATE]
             Food.objects.bulk_update(changed, fields, batch_size=500)
         self.counts["inserted"] += len(new)
@@ -121,14 +148,27 @@ class Writer:
             self._markets.add(code)
 
 
+# Below this many foods, a large load (a file over LARGE_FILE bytes) rebuilds the indexes
+# rather than maintaining them: e.g. FDC loaded after SR28's 8,800 foods.
+SMALL_CATALOGUE = 50_000
+LARGE_FILE = 20_000_000
+
+
 @contextmanager
-def deferred_indexes() -> Iterator[bool]:
-    """On PostgreSQL, when the catalogue is empty: drops the non-unique indexes of the
-    food table and of its phrase index (catalogue_food_phrase, filled by triggers) for
-    the load and builds each once at the end, which is several times faster than
-    maintaining ~20 indexes row by row. Must run inside the load's
-    transaction, so a failed load rolls the drop back too. Yields whether it did."""
-    if connection.vendor != "postgresql" or Food.objects.exists():
+def deferred_indexes(*, file_size: int = 0) -> Iterator[bool]:
+    """On PostgreSQL, when the catalogue is empty, or small (``SMALL_CATALOGUE``) and
+    the file large (``LARGE_FILE``): drops the non-unique indexes of the food table, of
+    its phrase index and of the typo vocabulary for the load and builds each once at
+    the end, which is several times faster than maintaining ~20 indexes row by row.
+    Must run inside the load's transaction, so a failed load rolls the drop back too.
+    Dropping an index locks its table: reads of a small catalogue wait for such a load
+    (a catalogue in service, larger, never does). Yields whether the catalogue was
+    empty (every id new)."""
+    if connection.vendor != "postgresql":
+        yield False
+        return
+    existing = Food.objects.count()
+    if existing and (existing >= SMALL_CATALOGUE or file_size < LARGE_FILE):
         yield False
         return
     with connection.cursor() as cursor:
@@ -140,7 +180,7 @@ def deferred_indexes() -> Iterator[bool]:
         definitions = cursor.fetchall()
         for name, _ in definitions:
             cursor.execute(f'DROP INDEX "{name}"')
-    yield True
+    yield existing == 0
     with connection.cursor() as cursor:
         # Django's foreign keys are deferred; their checks must fire before CREATE INDEX.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")

@@ -264,7 +264,8 @@ def test_search_aliases_hold_each_local_name_once_as_search_words():
 
 def test_the_record_shows_local_names_by_language_and_the_sd(ifct_small, taster_in):
     record = taster_in.get("/v1/foods/ifct-L002").json()["data"]
-    assert record["market"] == "IN" and record["source"] == {"name": "ifct", "id": "L002"}
+    assert record["market"] == "IN" and record["source"]["name"] == "ifct"
+    assert record["source"]["id"] == "L002"
     assert record["local_names"]["Hindi"] == ["Gai ka doodh"]
     assert record["local_names"]["Bengali"] == ["Doodh (garu)"]
     calcium = next(n for n in record["nutrients"] if n["id"] == 301)

@@ -21,6 +21,7 @@ METERED = [
     "/v1/foods/{public_id}",
     "/v1/nutrients/{nutrient_id}",
     "/v1/categories/{slug}",
+    "/v1/sources",
 ]
 OPERATIONS = [
     *((path, "get") for path in METERED),

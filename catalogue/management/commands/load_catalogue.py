@@ -1,7 +1,10 @@
-"""``manage.py load_catalogue --source sr28|fdc|ifct [--path P] [--limit N] [--if-empty]``."""
+"""``manage.py load_catalogue --source sr28|fdc|ifct [--path P] [--limit N] [--if-empty]
+[--json]``."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--if-empty", action="store_true", help="skip if foods of this source exist"
         )
+        parser.add_argument(
+            "--json",
+            action="store_true",
+            help="progress as one JSON object per phase on stderr (no bars), and the "
+            "summary as JSON on stdout",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["limit"] is not None and options["limit"] < 1:
@@ -41,9 +50,12 @@ class Command(BaseCommand):
                 path=options["path"],
                 limit=options["limit"],
                 # the raw stream: the bar redraws its line with \r
-                progress=Progress(self.stderr._out),
+                progress=Progress(self.stderr._out, json=options["json"]),
                 on_skip=lambda skipped: self.stderr.write(f"skipped {skipped}"),
             )
         except (FileNotFoundError, NotADirectoryError) as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(report.summary())
+        if options["json"]:
+            self.stdout.write(json.dumps(dataclasses.asdict(report)))
+        else:
+            self.stdout.write(report.summary())

