@@ -14,8 +14,10 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 OPENAPI_LINT := tools/openapi-lint
+OPENAPI_CLIENT := tools/openapi-client-check
+AXE := tools/axe
 
-.PHONY: run test test-embedded test-services lint lint-openapi format serve-prod check-deploy test-hostile-long bench-timing
+.PHONY: axe run test test-embedded test-services lint lint-openapi lint-openapi-client format serve-prod check-deploy test-hostile-long bench-timing
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,11 +46,19 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(MAKE) --no-print-directory -j3 -Otarget test-embedded test-services test-engines
 
-test-embedded: $(VENV)/.installed
+# axe-core for the browser tests' accessibility checks (tests/browser/test_axe.py),
+# pinned by tools/axe/package-lock.json, installed by `npm ci` (issue 29).
+$(AXE)/node_modules/.installed: $(AXE)/package.json $(AXE)/package-lock.json
+	cd $(AXE) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+axe: $(AXE)/node_modules/.installed
+
+test-embedded: $(VENV)/.installed axe
 	@echo "=== test pass: embedded default (SQLite, in-process metering) ==="
 	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -n $(XDIST) $(PYTEST_ARGS)
 
-test-services: $(VENV)/.installed
+test-services: $(VENV)/.installed axe
 	@echo "=== test pass: PostgreSQL + Redis (the engine tests have a pass of their own) ==="
 	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest -n $(XDIST) -m "not engines" $(PYTEST_ARGS)
 
@@ -58,7 +68,7 @@ test-engines: $(VENV)/.installed
 	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest tests/engines $(PYTEST_ARGS); \
 	  status=$$?; [ $$status -eq 5 ] || exit $$status  # 5: -m "not engines" left none
 
-lint: $(VENV)/.installed lint-openapi
+lint: $(VENV)/.installed lint-openapi lint-openapi-client
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
@@ -73,6 +83,19 @@ lint-openapi: $(VENV)/.installed $(OPENAPI_LINT)/node_modules/.installed
 	mkdir -p var
 	$(PY) $(OPENAPI_LINT)/served_schema.py var/openapi.json
 	$(OPENAPI_LINT)/node_modules/.bin/redocly lint --config $(OPENAPI_LINT)/redocly.yaml var/openapi.json
+
+# Issue 24.5: a TypeScript client generated from the served schema (openapi-typescript +
+# openapi-fetch, pinned by the lockfile in tools/openapi-client-check) compiles under
+# tsc --strict while reading error.type: every documented error body is a problem object.
+$(OPENAPI_CLIENT)/node_modules/.installed: $(OPENAPI_CLIENT)/package.json $(OPENAPI_CLIENT)/package-lock.json
+	cd $(OPENAPI_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+lint-openapi-client: $(VENV)/.installed $(OPENAPI_CLIENT)/node_modules/.installed
+	mkdir -p var
+	$(PY) $(OPENAPI_LINT)/served_schema.py var/openapi.json
+	$(OPENAPI_CLIENT)/node_modules/.bin/openapi-typescript var/openapi.json -o var/openapi.d.ts
+	$(OPENAPI_CLIENT)/node_modules/.bin/tsc -p $(OPENAPI_CLIENT)/tsconfig.json
 
 format: $(VENV)/.installed
 	$(VENV)/bin/ruff format .

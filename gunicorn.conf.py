@@ -8,7 +8,8 @@ Every value can be changed from the environment; flags on the command line win o
 - ``WEB_CONCURRENCY``: worker processes; default ``2 x cores + 1`` (5 on 2 cores) with
   ``REDIS_URL``, 1 without.
 - ``GUNICORN_THREADS``: threads per worker (the ``gthread`` worker); default 4.
-- ``GUNICORN_WORKER_CLASS``: default ``gthread`` (``sync`` for comparisons).
+- ``GUNICORN_WORKER_CLASS``: default ``gthread`` (``sync`` for comparisons); both name
+  gunicorn's worker with refusals rendered as problem objects.
 - ``GUNICORN_TIMEOUT`` (30), ``GUNICORN_GRACEFUL_TIMEOUT`` (30), ``GUNICORN_KEEPALIVE``
   (75): seconds.
 - ``GUNICORN_MAX_REQUESTS``: recycle a worker after this many requests, plus up to 10 %
@@ -92,7 +93,12 @@ workers = _int(
     default_workers(cores=multiprocessing.cpu_count(), redis=bool(os.environ.get("REDIS_URL"))),
 )
 threads = _int("GUNICORN_THREADS", 4)
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
+# gunicorn's own workers, except that a request gunicorn refuses (414, 431, 400) is
+# answered with a problem object, not an HTML page (foodservice/gunicorn_workers.py).
+worker_class = {
+    "gthread": "foodservice.gunicorn_workers.ThreadWorker",
+    "sync": "foodservice.gunicorn_workers.SyncWorker",
+}.get(os.environ.get("GUNICORN_WORKER_CLASS", "gthread"), os.environ.get("GUNICORN_WORKER_CLASS"))
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
 keepalive = _int("GUNICORN_KEEPALIVE", 75)
@@ -101,7 +107,7 @@ max_requests_jitter = max_requests // 10
 preload_app = False
 # gunicorn's own ceiling (8190; the default 4094 answered a long but valid search, whose
 # UTF-8 text is percent-encoded to 9 bytes a character, with gunicorn's HTML 414 before
-# the app could answer). Anything longer still gets gunicorn's 414.
+# the app could answer). Anything longer gets gunicorn's 414, as a problem object.
 limit_request_line = 8190
 accesslog = None
 errorlog = "-"

@@ -23,7 +23,9 @@ def refusal_response(request: HttpRequest, refusal: Refusal) -> HttpResponse:
     """The 429 page for ``refusal``, with ``Retry-After``."""
     wait = f"{refusal.minutes} minute" + ("" if refusal.minutes == 1 else "s")
     detail = MESSAGES[refusal.kind].format(wait=wait)
-    response = render(request, "429.html", {"detail": detail}, status=429)
+    response = render(
+        request, "429.html", {"detail": detail, "kind": refusal.kind.value}, status=429
+    )
     response["Retry-After"] = str(refusal.retry_after)
     return response
 

@@ -59,6 +59,14 @@ def account_create(
         except IntegrityError:  # a concurrent sign-up with the same address won
             raise taken from None
         account = Account.objects.create(owner=user)
+        # Issue 29: the Activity log starts with the account itself.
+        audit_record(
+            action=AuditAction.ACCOUNT_CREATE,
+            account=account,
+            actor=actor or Actor.for_user(user),
+            target=email,
+            now=now,
+        )
         if tier != Tier.TASTER:
             account = account_set_tier(account=account, tier=tier, now=now, actor=actor)
         if market:
@@ -172,12 +180,35 @@ def _audit_tier(
     )
 
 
-def user_verify_email(*, user: User, now: datetime | None = None) -> User:
+def user_verify_email(
+    *, user: User, now: datetime | None = None, actor: Actor | None = None
+) -> User:
     """Mark ``user``'s e-mail address verified (spec 5.4), from ``now``. Idempotent: the
     first verification time is kept."""
     if user.email_verified_at is None:
         user.email_verified_at = now or timezone.now()
-        User.objects.filter(pk=user.pk, email_verified_at__isnull=True).update(
+        changed = User.objects.filter(pk=user.pk, email_verified_at__isnull=True).update(
             email_verified_at=user.email_verified_at
         )
+        account = Account.objects.filter(owner=user).first()
+        if changed and account is not None:  # issue 29: audited once, when it happens
+            audit_record(
+                action=AuditAction.EMAIL_VERIFY,
+                account=account,
+                actor=actor or Actor.for_user(user),
+                target=user.email,
+                now=user.email_verified_at,
+            )
     return user
+
+
+def user_password_reset_audit(*, user: User, actor: Actor | None = None) -> None:
+    """Record that ``user`` chose a new password through a reset link (issue 29)."""
+    account = Account.objects.filter(owner=user).first()
+    if account is not None:
+        audit_record(
+            action=AuditAction.PASSWORD_RESET,
+            account=account,
+            actor=actor or Actor.for_user(user),
+            target=user.email,
+        )

@@ -44,6 +44,13 @@ PREFIXES = ["chick", "choc", "straw"]  # words being typed: few phrase matches
 # Misspellings: the search falls back to the closest vocabulary words (issue 12).
 TYPOS = ["bananna", "brocoli", "mozarella", "avacado", "mlik", "spagetti", "cinamon",
          "chiken breast", "peanut buter", "zuchini", "peanutbutter"]  # fmt: skip
+# Issue 27: three or more words, regional names (synonyms), and what is typed into a
+# suggestion box (GET /v1/suggest), keystroke by keystroke.
+LONG_QUERIES = ["chocolate ice cream", "extra virgin olive oil", "hard boiled egg",
+                "low fat milk", "smooth peanut butter", "plain nonfat yogurt"]  # fmt: skip
+REGIONAL = ["aubergine", "courgette", "prawns", "minced beef", "capsicum", "rocket"]
+TYPED = ["c", "ch", "chick", "chicken b", "peanut b", "bana", "yog", "gr", "str", "s",
+         "a", "ol", "olive o", "whole m"]  # fmt: skip
 TWO_WORDS = [
     "peanut butter", "chicken breast", "whole milk", "dark chocolate", "greek yogurt",
     "orange juice", "brown rice", "ground beef", "cheddar cheese", "ice cream",
@@ -190,6 +197,22 @@ def measure(runs: int) -> list[tuple[str, list[float]]]:
         assert search(q, 0).corrected_q, q  # the fallback is what is measured
         samples += timed(lambda q=q: search(q, 0), runs)
     rows.append(("search, misspelling (typo fallback, corrected), page 1", samples))
+    for label, queries in (
+        ("search, three or more words, page 1", LONG_QUERIES),
+        ("search, regional name (synonym), page 1", REGIONAL),
+    ):
+        rows.append((label, [t for q in queries for t in timed(lambda q=q: search(q, 0), runs)]))
+    try:
+        from catalogue import suggest
+    except ImportError:  # a tree before issue 27
+        suggest = None
+    if suggest is not None:
+        samples = []
+        for q in TYPED:
+            samples += timed(lambda q=q: suggest.food_suggest(q=q, market="US"), runs)
+        rows.append(("suggest (GET /v1/suggest's selector), as typed", samples))
+        view = [t for q in TYPED for t in timed(lambda q=q: client.get("/v1/suggest", {"q": q}), 5)]
+        rows.append(("GET /v1/suggest?q=<as typed> (whole view stack, unmetered)", view))
     us = Food.objects.filter(market_id="US").order_by("?")
     ids = list(us.values_list("public_id", flat=True)[:100])
     rows.append(("record by id", [t for pid in ids for t in timed(lambda pid=pid: record(pid), 3)]))

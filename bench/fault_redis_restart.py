@@ -6,9 +6,16 @@ or a failover to an empty replica. While it is down, ``revoke_key`` and ``rotate
 are run. Expected (docs/metering.md, "Redis and failures"): metered reads answer the
 503 ``service-unavailable`` problem (``METER_FAILURE_POLICY=closed``), never a 500;
 reads succeed again within seconds of Redis returning, with every account's count
-rebuilt from the usage history (exact, as the outage outlasts ``METER_FLUSH_SECONDS``:
-every worker has written its buffer meanwhile); nobody over quota; the revocation and
-rotation hold; the history holds every admitted request (nothing crashed).
+rebuilt from the usage history; nobody over quota beyond what the history lost; the
+revocation and rotation hold.
+
+Not exact (issue 24.8): since issue 19 each admitted request is counted in its key's
+hourly bucket *in Redis*, inside the metering step, and the workers copy the buckets to
+PostgreSQL every ``METER_FLUSH_SECONDS``. A Redis killed without persistence takes the
+requests admitted since the last copy with it: the history, and the count rebuilt from
+it, may miss at most the requests admitted in the ``METER_FLUSH_SECONDS`` + 1 s before
+the kill (two runs lost 4 and 7, admitted 1.1-1.5 s before it). The script asserts that
+documented bound (docs/metering.md, "Usage history"), never more.
 
     .venv/bin/python bench/fault_redis_restart.py [--down 3] [--after 8] [--no-write]
 
@@ -36,7 +43,8 @@ def main() -> int:
         "redis-server (SIGKILL, restarted empty)",
         down=redis.stop,
         up=redis.start,
-        usage_may_trail=args.down < faultkit.FLUSH_SECONDS + 1,
+        # The count is rebuilt from a history that may miss the last copy's requests.
+        usage_may_trail=True,
     )
     with loadkit.cleanup(server, redis):
         return faultkit.run(
@@ -45,7 +53,7 @@ def main() -> int:
             env=env,
             fault=fault,
             server=server,
-            exact_history=True,
+            exact_history=False,
             results_heading="### Redis restart",
             started_at=started,
         )

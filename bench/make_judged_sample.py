@@ -1,5 +1,6 @@
 """Builds tests/catalogue/data/judged/: a small file of real SR28 and FDC rows on which CI
-runs the judged query set (tests/catalogue/test_judged_set.py).
+runs the judged query set (tests/catalogue/test_judged_set.py; the Indian queries run
+on the whole vendored IFCT table).
 
     .venv/bin/python bench/make_judged_sample.py
 
@@ -26,7 +27,14 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
 django.setup()
 
-from bench.judged_set import MISSPELLINGS, STAPLES  # noqa: E402
+from bench.judged_set import (  # noqa: E402
+    FIRST,
+    LONG,
+    MISSPELLINGS,
+    MISSPELLINGS_MORE,
+    REGIONAL,
+    STAPLES,
+)
 from catalogue import text  # noqa: E402
 from catalogue.importers import fdc, sr28  # noqa: E402
 from catalogue.nutrients import HEADLINES  # noqa: E402
@@ -43,7 +51,9 @@ def main() -> None:
         header = next(reader)
         rows = [row for row in reader if row and row[0]]
     chosen: dict[int, list[str]] = {}
-    judged = [(q, p, re.match) for q, p in STAPLES] + [(q, p, re.search) for q, p in MISSPELLINGS]
+    misspelt = MISSPELLINGS + MISSPELLINGS_MORE
+    judged = [(q, p, re.match) for q, p in STAPLES + FIRST + REGIONAL + LONG]
+    judged += [(q, p, re.search) for q, p in misspelt]
     by_word: dict[tuple[str, str], list[int]] = {}
     for i, row in enumerate(rows):
         if row[1] in ("branded_food", "sub_sample_food"):
@@ -56,7 +66,8 @@ def main() -> None:
         reference = [(len(rows[i][0]), i) for i in reference_rows if test(wanted, rows[i][0])]
         picked = sorted(reference)[:3]
         for data_type, count in (("branded_food", 4), ("sub_sample_food", 2)):
-            holding = set.intersection(*(set(by_word.get((data_type, w), [])) for w in meant))
+            sets = [set(by_word.get((data_type, w), [])) for w in meant]
+            holding = set.intersection(*sets) if sets else set()
             picked += sorted((len(rows[i][0]), i) for i in holding)[:count]
         for _, i in picked:
             chosen[i] = rows[i]
@@ -73,7 +84,7 @@ def main() -> None:
 def _meant_words(q: str, pattern: str) -> set[str]:
     """The words a distractor must hold: the query's, or for a misspelling the meant
     word of the pattern."""
-    if any(q == m for m, _ in MISSPELLINGS):
+    if any(q == m for m, _ in MISSPELLINGS + MISSPELLINGS_MORE):
         return set(text.words(re.sub(r"\\b|\(|\)|\.\*|\|.*", " ", pattern))) - {"b"}
     return set(text.words(q))
 

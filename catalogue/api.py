@@ -16,10 +16,11 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from catalogue import policies, rendering, selectors, serializers
+from catalogue import policies, rendering, selectors, serializers, suggest
 from catalogue.conditional import CACHE_CONTROL, VARY, etag_for, etag_of_bytes, is_not_modified
 from catalogue.paging import Position, cursor_dumps, position_for, with_cursor_search
-from catalogue.params import MAX_PAGE_OFFSET, FoodQuery, parse_food_query
+from catalogue.params import MAX_PAGE_OFFSET, MAX_Q_LENGTH, FoodQuery, parse_food_query
+from foodservice.core import problems
 from foodservice.core.controlchars import refuse_in_api
 from metering.api import MeteredAPIView
 
@@ -86,6 +87,8 @@ class FoodListView(CatalogueReadView):
             "q": query.q or None,
             # The query searched instead of q when q (nearly) matched nothing.
             "corrected_q": page.corrected_q,
+            # The words of q searched as the market's names for them (catalogue.synonyms).
+            "synonyms": [{"typed": u.typed, "searched": u.searched} for u in page.synonyms],
             "sort": query.sort.text,
             "market": market,
             "offset": page.offset,
@@ -174,3 +177,22 @@ class SourceListView(CatalogueReadView):
     def get(self, request: Request) -> Response:
         loads = selectors.source_loads_list()
         return self.respond(request, {"data": serializers.source_list(loads)})
+
+
+class SuggestView(CatalogueReadView):
+    """``GET /v1/suggest?q=``: completions of what has been typed, best first, in the
+    caller's market (docs/catalogue.md, "Suggestions"). Any ``q`` is answered: input
+    without a letter or digit gets no suggestions, long input is cut
+    (catalogue.suggest)."""
+
+    def get(self, request: Request) -> HttpResponseBase:
+        market = policies.foods_market(principal=request.auth)
+        q = request.query_params.get("q", "")
+        if len(q) > MAX_Q_LENGTH:
+            raise problems.InvalidParameter("q", f"At most {MAX_Q_LENGTH} characters.")
+        found = suggest.food_suggest(q=q, market=market)
+        data = [
+            {"text": s.text, "links": {"foods": f"/v1/foods?{urlencode({'q': s.text})}"}}
+            for s in found
+        ]
+        return self.respond(request, {"data": data, "meta": {"q": q, "market": market}})

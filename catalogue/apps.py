@@ -7,3 +7,4 @@ class CatalogueConfig(AppConfig):
 
     def ready(self) -> None:
         from catalogue import schema  # noqa: F401  (its OpenAPI description, issue 6)
+        from catalogue.analysis import schema as analysis_schema  # noqa: F401  (issue 26)

@@ -3,7 +3,8 @@
 Every malformed or unknown parameter is ``InvalidParameter`` naming it (issue 3, point
 7). Names (docs/catalogue.md, "Searching foods"):
 
-    q                    search text, at most 200 characters
+    q                    search text, at most 200 characters as typed and as searched
+                         (after normalisation, catalogue.text.words)
     data_type            comma list of catalogue.models.DataType values
     category             comma list of category ids (slugs)
     brand                brand owner, case-insensitive prefix
@@ -24,6 +25,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from catalogue import text as search_text
 from catalogue.models import DataType
 from catalogue.nutrients import BY_SLUG
 from foodservice.core.problems import InvalidParameter
@@ -155,9 +157,17 @@ def _is_range(name: str) -> bool:
 
 
 def _q(raw: str) -> str:
-    """The search text, whitespace-trimmed; blank means no search."""
+    """The search text, whitespace-trimmed; blank means no search. The limit holds for
+    the text as typed and for what is searched: normalisation may lengthen it (NFKD
+    turns U+3316 into six letters), so 200 characters could otherwise become a
+    1,200-letter word (issue 24.1)."""
     if len(raw) > MAX_Q_LENGTH:
         raise InvalidParameter("q", f"At most {MAX_Q_LENGTH} characters.")
+    if len(" ".join(search_text.words(raw))) > MAX_Q_LENGTH:
+        raise InvalidParameter(
+            "q", f"At most {MAX_Q_LENGTH} characters once normalised (accents and "
+            "compatibility characters such as ㌖ are spelled out)."
+        )  # fmt: skip
     return raw.strip()
 
 

@@ -4,19 +4,23 @@ per-serving amounts (docs/catalogue.md, "Relevance"). Pure: no database.
 ``quality`` is stored per food (``Food.rank_quality``, copied into the phrase index) and
 orders foods of the same relevance class, lower first:
 
-    8 x data-type group   0 reference: foundation, sr_legacy (and SR28), survey (FNDDS)
+   16 x data-type group   0 reference: foundation, sr_legacy (and SR28), survey (FNDDS)
                           1 other lab data: sub_sample, agricultural_acquisition
                           2 branded
-  + 4 if the name is in capitals only ("BANANA": a product label, not a description)
+  + 8 if the name is in capitals only ("BANANA": a product label, not a description)
+  + 4 if a word of the name makes the food a dish, a substitute or a flavoured variant
+      of it (``DISH_WORDS``: "Rice, fried", "Tea, bubble", "Zucchini, pickled",
+      "Bacon, meatless", "Steak sauce")
   + 2 unless the name marks the food's basic form: a segment "raw", "NFS" (USDA's "not
-      further specified", the generic entry) or "plain" ("Egg, whole, raw" before
-      "Egg, deviled"; "Rice, cooked, NFS" before "Rice, fried")
+      further specified", the generic entry) or "plain", with no dish word before it
+      ("Egg, whole, raw" before "Egg, deviled"; "Rice, fried, NFS" is not basic)
   + 1 if the nutrient panel is thin (fewer than ``THIN_PANEL`` of the 12 headline
       nutrients measured)
 
 so a reference food always precedes a branded one of the same class, a descriptive
-name precedes an ALL-CAPS one of the same group, the basic form a prepared one, and a
-full panel a thin one; then the shorter name, then the id.
+name precedes an ALL-CAPS one of the same group, the food itself a dish made of it,
+the basic form a prepared one, and a full panel a thin one; then the shorter name,
+then the id. Without popularity data, "typical" is read from the name alone.
 """
 
 from __future__ import annotations
@@ -33,6 +37,18 @@ REFERENCE = frozenset({"foundation", "sr_legacy", "survey"})
 BRANDED = "branded"
 THIN_PANEL = 6
 BASIC_FORMS = frozenset({"raw", "nfs", "plain"})
+# Words that make a food something else than the food it names: a dish or a sauce made
+# with it, a substitute, a flavoured or novelty variant (docs/catalogue.md, "Relevance").
+# Kept short and generic (kinds of dish, not foods): a food named by one of these words
+# ("Soup, tomato" for q=soup) is compared only with others that hold one too.
+DISH_WORDS = frozenset(
+    {"salad", "soup", "stew", "casserole", "sandwich", "pie", "cake", "sauce", "gravy",
+     "dip", "spread", "pudding", "curry", "fried", "bubble", "meatless", "imitation",
+     "substitute", "vegetarian", "babyfood", "flavored", "pickled", "candied", "dessert",
+     "smoothie", "dressing", "loaf", "nuggets", "patty", "burger", "pizza", "taco",
+     "burrito", "lasagna", "muffin", "cookie", "cookies", "frosting", "topping", "filling",
+     "mix", "restaurant", "fast", "kids", "sweetened", "syrup", "snack", "snacks"}
+)  # fmt: skip
 _SEGMENTS = re.compile(r"[,;()]")
 # Look-alikes: same words, same data type, and these amounts per 100 g equal once
 # rounded to the step. Energy is left out: it follows from the macronutrients (4/9/4
@@ -51,13 +67,32 @@ def data_type_group(data_type: str) -> int:
 
 
 def quality(*, data_type: str, name: str, headlines: Mapping[str, Any]) -> int:
-    """The food's rank among foods of equal relevance, 0 (best) to 23 (see the module).
+    """The food's rank among foods of equal relevance, 0 (best) to 47 (see the module).
     ``headlines`` maps the headline columns (``energy_kcal``, ...) to amounts or None."""
     capitals = any(ch.isalpha() for ch in name) and name == name.upper()
-    segments = {segment.strip().casefold() for segment in _SEGMENTS.split(name)}
-    basic = not segments.isdisjoint(BASIC_FORMS)
+    dish, basic = typicality(name)
     measured = sum(1 for h in HEADLINES if headlines.get(h.column) is not None)
-    return 8 * data_type_group(data_type) + 4 * capitals + 2 * (not basic) + (measured < THIN_PANEL)
+    return (
+        16 * data_type_group(data_type)
+        + 8 * capitals
+        + 4 * dish
+        + 2 * (not basic)
+        + (measured < THIN_PANEL)
+    )
+
+
+def typicality(name: str) -> tuple[bool, bool]:
+    """(dish, basic) of a food name: whether a word of it is a ``DISH_WORDS`` word, and
+    whether a segment marks the basic form (``BASIC_FORMS``) with no dish word in the
+    segments before it ("Rice, white, cooked, NFS": basic; "Rice, fried, NFS": a dish,
+    not basic)."""
+    dish = basic = False
+    for segment in _SEGMENTS.split(name):
+        held = text.words(segment)
+        if " ".join(held) in BASIC_FORMS and not dish:
+            basic = True
+        dish = dish or not DISH_WORDS.isdisjoint(held)
+    return dish, basic
 
 
 def variant_key(*, search_name: str, data_type: str, headlines: Mapping[str, Any]) -> str:

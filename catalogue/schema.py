@@ -209,6 +209,18 @@ FOOD_LIST = component(
                         "description": "The query searched instead of q when q (nearly) "
                         "matched nothing: 'showing results for ...'."
                     },
+                    "synonyms": {
+                        "type": "array",
+                        "items": _object(
+                            {
+                                "typed": {"type": "string", "example": "aubergine"},
+                                "searched": {"type": "string", "example": "eggplant"},
+                            }
+                        ),
+                        "description": "The words of q searched as the market's names for "
+                        "them (regional names and synonyms: aubergine is eggplant in "
+                        "market US); empty when none.",
+                    },
                     "sort": {"type": "string"},
                     "market": NULLABLE_STRING,
                     "offset": {"type": "integer", "minimum": 0},
@@ -379,6 +391,70 @@ class FoodListSchema(OpenApiViewExtension):
                     problems.MarketNotSelected,
                 ),
                 parameters=food_list_parameters(),
+            ),
+        )
+
+
+SUGGESTIONS = component(
+    "Suggestions",
+    _object(
+        {
+            "data": {
+                "type": "array",
+                "maxItems": 10,
+                "items": _object(
+                    {
+                        "text": {"type": "string", "example": "peanut butter"},
+                        "links": _object(
+                            {
+                                "foods": {
+                                    "type": "string",
+                                    "example": "/v1/foods?q=peanut+butter",
+                                    "description": "The search for this text.",
+                                }
+                            }
+                        ),
+                    }
+                ),
+            },
+            "meta": _object({"q": {"type": "string"}, "market": NULLABLE_STRING}),
+        },
+        "At most 10 completions of q, best first.",
+    ),
+)
+
+
+class SuggestSchema(OpenApiViewExtension):
+    target_class = "catalogue.api.SuggestView"
+
+    def view_replacement(self) -> type:
+        return described(
+            self.target_class,
+            get=_read(
+                operation_id="suggest",
+                tag="foods",
+                summary="Suggestions as you type",
+                description="Completions of what has been typed so far, best first (at most "
+                "10): the last word is completed with the words the market's foods are "
+                "named with, reference foods' words first (`chick` gives chicken before "
+                "chickpeas), and after a whole word only with words that follow it in "
+                "some food's name (`peanut b` gives peanut butter). Follow a suggestion's "
+                "`links.foods` to search. Scoped to the account's market on the Taster "
+                "tier. Input without a letter or digit gets no suggestions; `q` over 200 "
+                "characters is a 400. **Debounce keystrokes**: send a request when the "
+                "user pauses (about 150-300 ms after the last key), not on every key, "
+                "and drop answers to older input: each request is metered like any read.",
+                body=SUGGESTIONS,
+                kinds=(problems.InvalidParameter, problems.MarketNotSelected),
+                parameters=[
+                    OpenApiParameter(
+                        "q",
+                        str,
+                        OpenApiParameter.QUERY,
+                        description="What has been typed so far (at most 200 characters).",
+                        examples=[OpenApiExample("peanut b", value="peanut b")],
+                    )
+                ],
             ),
         )
 

@@ -3,19 +3,26 @@
 Matching is backend-specific (PostgreSQL: the GIN-indexed ``search_vector``; SQLite:
 the FTS5 table; both made by migration 0002). Relevance is the same portable
 expression on both, computed on stems from ``search_stems`` and ``search_heads``
-(catalogue.text.search_forms; one or two query words in either order):
+(catalogue.text.search_forms; one or two query words in either order), a reference
+(non-branded) food's class above every branded one's, and a food's above a dish named
+after it (a dish word, catalogue.ranking.DISH_WORDS: "Zucchini, pickled"):
 
-    4  the name is about the query: its head     "Bananas, raw", "Milk, whole", "BANANA"
-    3  the name starts with the query's words     "Banana bread"
-    2  the name holds the query's words           "Bread, banana"
-    1  the name starts with the query as a prefix "butterbur, raw" for "butter"
-    0  any other match (every word, the last one as a prefix, somewhere)
+                       reference       branded
+                      food   dish    food   dish
+    about the query    13     10       7      4   its head: "Bananas, raw", "BANANA";
+                                                  3+ words: every word, in any order
+    starts with it     12      9       6      3   "Banana bread"
+    holds it           11      8       5      2   "Bread, banana"
+    1   a local name (``search_aliases``) is the query ("aloo": potato), or the name
+        starts with the query as a prefix ("butterbur" for "butter")
+    0   any other match (every word, the last one as a prefix, somewhere)
 
 ties broken by ``quality`` (catalogue.ranking: reference foods before other lab data
-before branded, descriptive names before ALL-CAPS ones, full nutrient panels before
-thin ones), then the shorter name, then the id.
+before branded, descriptive names before ALL-CAPS ones, the food before dishes made of
+it, the basic form, full nutrient panels before thin ones), then the shorter name, then
+the id.
 
-On PostgreSQL, a one- or two-word query's matches of relevance 4..2 (the name holds the
+On PostgreSQL, a one- or two-word query's matches of relevance 13..2 (the name holds the
 query's words as a phrase) also come ready-ranked from ``catalogue_food_phrase``
 (migrations 0004, 0006): ``phrase_rows`` reads them from its btree in relevance order, without
 ranking every match, and ``phrase_count`` counts them from the same index. Both give
@@ -27,11 +34,11 @@ tsquery is empty (only stop words), which both then treat as no match.
 from __future__ import annotations
 
 from functools import reduce
-from operator import or_
+from operator import and_, or_
 from typing import Any
 
 from django.db import connection, connections
-from django.db.models import BooleanField, Case, IntegerField, Q, QuerySet, Value, When
+from django.db.models import BooleanField, Case, F, IntegerField, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Length
 
@@ -39,51 +46,76 @@ from catalogue import text
 from catalogue.routing import catalogue_read_alias
 
 
-def match(queryset: QuerySet, q: str) -> QuerySet:
-    """``queryset`` narrowed to the foods whose name matches every word of ``q`` (the
-    last word also as a prefix). A ``q`` without any letter or digit matches names
-    containing it literally."""
+def match(queryset: QuerySet, q: str, *, prefix: bool = True) -> QuerySet:
+    """``queryset`` narrowed to the foods whose name (or a local name) matches every word
+    of ``q`` (the last word also as a prefix unless ``prefix`` is False). A ``q`` without
+    any letter or digit matches names containing it literally."""
     terms = text.words(q)
     if not terms:
         return queryset.filter(name__icontains=q.replace("\x00", ""))
     if connection.vendor == "postgresql":
         condition = RawSQL(
             "catalogue_food.search_vector @@ to_tsquery('english'::regconfig, %s)",
-            (text.postgres_tsquery(terms),),
+            (text.postgres_tsquery(terms, prefix=prefix),),
             output_field=BooleanField(),
         )
     else:
         condition = RawSQL(
             "catalogue_food.id IN (SELECT rowid FROM catalogue_food_fts "
             "WHERE catalogue_food_fts MATCH %s)",
-            (text.fts5_query(terms),),
+            (text.fts5_query(terms, prefix=prefix),),
             output_field=BooleanField(),
         )
     return queryset.filter(condition)
 
 
 def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
-    """Annotates ``relevance`` (4..0, higher is better), ``quality`` (the food's
-    ``rank_quality``, lower is better) and ``name_length``, compared on stems
-    (catalogue.text.search_forms). For one or two words (the phrase index's keys) the
-    two words may stand in either order ("Milk, whole" is ``whole milk``)."""
-    stems = [text.stem(term) for term in text.words(q)]
+    """Annotates ``relevance`` (13..0, higher is better; the module's table), ``quality``
+    (the food's ``rank_quality``, lower is better) and ``name_length``, compared on
+    stems (catalogue.text.search_forms). For one or two words (the phrase index's keys)
+    the two words may stand in either order ("Milk, whole" is ``whole milk``); three or
+    more words are *about* a name that holds each of them as a whole word, in any order
+    ("Ice cream, chocolate" for ``chocolate ice cream``)."""
+    terms = text.words(q)
+    stems = [text.stem(term) for term in terms]
     phrase = " ".join(stems)
     if 1 <= len(stems) <= PHRASE_MAX_WORDS:
         orders = dict.fromkeys((phrase, " ".join(reversed(stems))))
         head = Q(search_heads__contains=f"|{text.phrase_key(stems)}|")
         starts = reduce(or_, (Q(search_stems__startswith=f" {o} ") for o in orders))
         holds = reduce(or_, (Q(search_stems__contains=f" {o} ") for o in orders))
-    else:
-        head = Q(search_stems=f" {phrase} ")
+    else:  # three or more words (or none: then nothing below holds)
+        wholes = [Q(search_stems__contains=f" {s} ") for s in dict.fromkeys(stems)]
+        head = reduce(and_, wholes) if wholes else Q(search_stems=f" {phrase} ")
         starts = Q(search_stems__startswith=f" {phrase} ")
         holds = Q(search_stems__contains=f" {phrase} ")
+    local = " ".join(terms)
+    # The place of the match (13 about, 12 starts, 11 holds; each LIKE evaluated once),
+    # then lowered by 3 for a dish and 6 for a branded food (the module's table).
+    queryset = queryset.annotate(
+        place=Case(
+            When(head, then=Value(13)),
+            When(starts, then=Value(12)),
+            When(holds, then=Value(11)),
+            default=Value(0),
+            output_field=IntegerField(),
+        ),
+        lowered=Coalesce("rank_quality", Value(UNRANKED_QUALITY)).bitand(DISH_BIT)
+        / Value(DISH_BIT)
+        * Value(3)
+        + Case(When(data_type=BRANDED, then=Value(6)), default=Value(0)),
+    )
     return queryset.annotate(
         relevance=Case(
-            When(head, then=Value(4)),
-            When(starts, then=Value(3)),
-            When(holds, then=Value(2)),
+            When(place__gt=0, then=F("place") - F("lowered")),
             When(search_stems__startswith=f" {phrase}", then=Value(1)),
+            When(
+                Q(search_aliases=f" {local} ")
+                | Q(search_aliases__startswith=f" {local} |")
+                | Q(search_aliases__endswith=f"| {local} ")
+                | Q(search_aliases__contains=f"| {local} |"),
+                then=Value(1),
+            ),
             default=Value(0),
             output_field=IntegerField(),
         ),
@@ -92,8 +124,11 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
     )
 
 
+BRANDED = "branded"
+# catalogue.ranking.quality's dish bit (a dish word in the name).
+DISH_BIT = 4
 # A food without rank_quality (not yet filled) ranks after every ranked one.
-UNRANKED_QUALITY = 31
+UNRANKED_QUALITY = 63
 
 
 # A relevance of at least this is a phrase match (the name holds the query's words in
@@ -112,8 +147,10 @@ def phrase_of(q: str) -> str | None:
 
 
 # Rows of catalogue_food_phrase holding the phrase, in the market (NULL: any), after
-# a (tier, quality, name_length, food_id) key. The tsquery test is a constant (a one-time
-# filter): a query of stop words only matches nothing in ``match``, so not here either.
+# a (tier, quality, name_length, food_id) key; tier is 13 - relevance (migration 0013:
+# head, start, elsewhere; + 3 a dish; + 6 branded). The tsquery
+# test is a constant (a one-time filter): a query of stop words only matches nothing in
+# ``match``, so not here either.
 _PHRASE_MATCHES = (
     "FROM catalogue_food_phrase WHERE phrase = %(phrase)s "
     "AND (%(market)s::varchar IS NULL OR market_id = %(market)s::varchar) "
@@ -122,7 +159,7 @@ _PHRASE_MATCHES = (
     "AND numnode(to_tsquery('english'::regconfig, %(tsquery)s)) > 0"
 )
 _PHRASE_ROWS = (
-    "SELECT food_id, 4 - tier, quality, name_length "
+    "SELECT food_id, 13 - tier, quality, name_length "
     + _PHRASE_MATCHES
     + " ORDER BY tier, quality, name_length, food_id LIMIT %(limit)s OFFSET %(offset)s"
 )
@@ -165,7 +202,7 @@ def _phrase_params(q: str, market: str | None, after: tuple[Any, ...] | None) ->
     if phrase is None:
         raise ValueError(f"the phrase index cannot rank {q!r}")
     tier, quality, name_length, food_id = (
-        (-1, 0, 0, 0) if after is None else (4 - after[0], *after[1:])
+        (-1, 0, 0, 0) if after is None else (13 - after[0], *after[1:])
     )
     return {
         "phrase": phrase,

@@ -14,11 +14,11 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Window
 
-from catalogue import ordering, rendering, search, spelling
+from catalogue import ordering, rendering, search, spelling, synonyms
 from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient, SourceLoad
 from catalogue.nutrients import BY_SLUG
 from catalogue.paging import Position
-from catalogue.params import FoodQuery
+from catalogue.params import FoodQuery, Sort
 from catalogue.serializers import NutrientRef
 from foodservice.core import problems
 from foodservice.core.redis import UNREACHABLE
@@ -41,7 +41,8 @@ class FoodPage:
     the following page starts (None on the last visible page); ``total`` counts the
     matches up to ``SEARCH_COUNT_CAP`` (a search) or ``COUNT_CAP`` (a listing without
     q), ``total_exact`` False beyond. ``corrected_q``: the query searched instead of
-    ``q`` when ``q`` (nearly) matched nothing (catalogue.spelling), else None."""
+    ``q`` when ``q`` (nearly) matched nothing (catalogue.spelling), else None.
+    ``synonyms``: the synonyms ``q`` was searched with (catalogue.synonyms)."""
 
     rows: list[dict[str, Any]]
     offset: int
@@ -49,6 +50,7 @@ class FoodPage:
     total_exact: bool
     next: Position | None
     corrected_q: str | None = None
+    synonyms: tuple[synonyms.Used, ...] = ()
 
 
 def food_search(
@@ -62,14 +64,22 @@ def food_search(
     the list is ``InvalidParameter`` naming ``page`` (or ``cursor``). ``total`` counts
     a search's matches up to ``SEARCH_COUNT_CAP``, a listing's up to ``COUNT_CAP``.
 
+    A search's words are first replaced by the market's synonyms (catalogue.synonyms:
+    "aubergine" is searched as "eggplant" in market US), reported in ``synonyms``.
     A search with fewer than ``FALLBACK_BELOW`` matches is retried with its rare or
-    unknown words corrected (catalogue.spelling.correct); when that finds more, its
-    page is returned with ``corrected_q`` set. The correction is a pure function of
-    ``q`` and the catalogue, so every page of the search (and its cursors) agrees.
+    unknown words corrected in the market's vocabulary (catalogue.spelling.correct);
+    when that finds more foods holding the query's words as whole words (not only as a
+    prefix: "swee" finds "sweet"), its page is returned with ``corrected_q`` set. The
+    correction is a pure function of ``q``, the market and the catalogue, so every page
+    of the search (and its cursors) agrees.
     """
     expected = len(ordering.columns_for(query.sort))
     if position.key is not None and len(position.key) != expected:
         raise problems.InvalidParameter("cursor", "The cursor is outdated; start over.")
+    used: tuple[synonyms.Used, ...] = ()
+    if query.q:
+        searched, used = synonyms.rewrite(query.q, market)
+        query = replace(query, q=searched)
     try:
         page: FoodPage | None = _food_page(query, market, depth, position)
     except problems.InvalidParameter as error:
@@ -77,14 +87,23 @@ def food_search(
             raise
         page, past_end = None, error
     if query.q and (page is None or page.total < FALLBACK_BELOW):
-        fixed = spelling.correct(query.q)
+        fixed = spelling.correct(query.q, market)
         if fixed is not None:
+            # Counted up to one more than the query typed finds (often none: one row).
+            found = 0 if page is None or page.total == 0 else _whole_words(query.q, query, market)
+        if fixed is not None and _whole_words(fixed, query, market, cap=found + 1) > found:
             alternative = _food_page(replace(query, q=fixed), market, depth, position)
-            if alternative.total > (page.total if page else 0):
-                return replace(alternative, corrected_q=fixed)
+            return replace(alternative, corrected_q=fixed, synonyms=used)
     if page is None:
         raise past_end
-    return page
+    return replace(page, synonyms=used) if used else page
+
+
+def _whole_words(q: str, query: FoodQuery, market: str | None, *, cap: int | None = None) -> int:
+    """How many foods (up to ``cap``, default ``FALLBACK_BELOW``) of the search hold
+    every word of ``q`` as a whole word (the last one too, not only as a prefix)."""
+    queryset = search.match(_filtered(query, market), q, prefix=False)
+    return queryset.order_by()[: cap or FALLBACK_BELOW].count()
 
 
 # Searches with fewer matches than this try a spelling correction: a misspelling
@@ -215,7 +234,7 @@ def _phrase_page(
 ) -> tuple[list[dict[str, Any]], int | None]:
     """``count`` sort keys from ``position`` of a phrase-ranked search, and the number
     of matches when reading them told it (else None). The list is the phrase matches
-    (relevance 4..2, from the phrase index, in order) followed by the other matches
+    (relevance 13..2, from the phrase index, in order) followed by the other matches
     (relevance 1..0, ranked by ``_ranked``), which are only read when a page reaches
     past the phrase matches."""
     key = position.key
@@ -316,6 +335,32 @@ def markets_offered_named() -> list[tuple[str, str]]:
 def catalogue_cache_forget() -> None:
     """Drop the cached market list and nutrient table (after a load)."""
     cache.delete_many([MARKETS_CACHE_KEY, NUTRIENTS_CACHE_KEY])
+
+
+def food_top_ids(
+    *, q: str, market: str | None, limit: int, data_types: tuple[str, ...] = ()
+) -> list[int]:
+    """Ids of the first ``limit`` foods of ``food_search``'s relevance-ranked list for
+    ``q`` in ``market`` (of ``data_types`` only, if given), in its order, corrected for
+    spelling the way it is (catalogue.spelling) when ``q`` matches nothing. Only the
+    ranking is read: no count, no summaries (POST /v1/analysis searches every line of
+    a body this way)."""
+    query = FoodQuery(q=q, data_types=data_types, sort=Sort("relevance", False), page_size=limit)
+    ids = _top_ids(query, market, limit)
+    if not ids:
+        fixed = spelling.correct(q)
+        if fixed is not None:
+            ids = _top_ids(replace(query, q=fixed), market, limit)
+    return ids
+
+
+def _top_ids(query: FoodQuery, market: str | None, limit: int) -> list[int]:
+    queryset = search.match(_filtered(query, market), query.q)
+    if _phrase_ranked(query):
+        keys, _ = _phrase_page(queryset, query, market, Position(0), limit)
+    else:
+        keys = _ranked(queryset, query, None, 0, limit)
+    return [key["id"] for key in keys]
 
 
 def source_loads_list() -> list[SourceLoad]:

@@ -1,27 +1,44 @@
 """Typo tolerance (docs/catalogue.md, "Misspellings"): the closest common words of the
-catalogue's vocabulary for the words of a query that (nearly) match nothing.
+searched market's vocabulary for the words of a query that (nearly) match nothing.
 
-The vocabulary is every distinct word (3+ characters, not only digits) of the foods'
-``search_name`` with how many foods hold it, so whatever ``catalogue.text.searchable_text``
-makes searchable is also a correction target. PostgreSQL keeps it in ``catalogue_word``
-(triggers, migration 0006) and finds candidates with a ``pg_trgm`` similarity search
-(``%``, GIN index); SQLite (development and tests, SR28-sized) counts it from the names in Python,
-cached until the catalogue changes. Either way the candidates are then ranked by
-optimal-string-alignment distance (rapidfuzz: insertions, deletions, substitutions and
-transpositions of adjacent letters, each one edit), then by how many foods hold them.
-On PostgreSQL, when the trigram candidates hold no correction, the words one edit away
-are looked up too (``one_edit``): trigrams miss a transposition in a short word. A word
-with no correction within its edits may be two common words run together
-(``split``: "peanutbutter", "icecream").
+The vocabulary is, per market, every distinct word (3+ characters, not only digits) of
+the foods' ``search_name`` and local names (``search_aliases``), with how many foods
+hold it and how many of those are not branded (``reference``), so whatever
+``catalogue.text.searchable_text`` and the local names make searchable is also a
+correction target, and a local name ("palak" in market IN) is a known word, never
+corrected into a word of another market. PostgreSQL keeps it in ``catalogue_word``
+(triggers, migration 0013) and finds candidates with a ``pg_trgm`` similarity search
+(``%``, GIN index); SQLite (development and tests, SR28-sized) counts it from the names
+in Python, cached until the catalogue changes. Every look-up goes through the read
+router (``catalogue.routing.catalogue_read_alias``), like every catalogue read.
+
+A word held by ``COMMON`` foods of the market, or by one reference (non-branded) food
+of it, is never corrected ("palak", a local name in market IN, or "atta", stay as
+typed); a word known only from a few branded labels ("cauliflour") is corrected like an
+unknown one.
+Candidates within the word's edit budget are ranked: the same first letter as the word
+typed (people rarely get it wrong: "cantelope" is cantaloupe, not antelope), held by
+reference foods, fewer optimal-string-alignment edits (rapidfuzz: insertions, deletions,
+substitutions and transpositions of adjacent letters), more foods. On PostgreSQL, when
+the trigram candidates hold no correction one edit away, the words one edit away are
+looked up too (``one_edit``): trigrams miss a transposition in a short word. A word with
+no correction within its edits may be two common words run together (``split``:
+"peanutbutter", "icecream").
+
+The fallback bounds its own work whatever the input (issue 24.1): words longer than
+``MAX_WORD_LENGTH`` are kept as typed, at most ``MAX_EDIT_CANDIDATES`` one-edit strings
+are looked up per word, and words not reached within ``BUDGET_SECONDS`` are kept as typed
+(a backstop: the other two bounds keep a whole query well inside it).
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import connections
-from django.db.backends.base.base import BaseDatabaseWrapper
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
@@ -34,12 +51,20 @@ COMMON = 50
 MORE_COMMON = 10
 CANDIDATES = 30
 MAX_WORDS = 6
+# Issue 24.1: longer words are never corrected (nor split): on the full catalogue the
+# longest word held by 50+ foods has 13 letters ("mediterranean"), the longest of all 25,
+# and the candidate generation (``one_edit``: 54 x length strings, ``split``) stays
+# bounded.
+MAX_WORD_LENGTH = 24
+MAX_EDIT_CANDIDATES = 2_000
+BUDGET_SECONDS = 0.5
 
 
 @dataclass(frozen=True, slots=True)
 class Word:
     word: str
     foods: int
+    reference: int = 0
 
 
 def max_edits(word: str) -> int:
@@ -47,62 +72,91 @@ def max_edits(word: str) -> int:
     return 1 if len(word) <= 4 else 2
 
 
-def correct(q: str) -> str | None:
-    """``q``'s words (``text.words``) with each rare or unknown word replaced by the
-    closest vocabulary word that at least ``MORE_COMMON`` times as many foods hold
-    (ties: fewer edits, then more foods, then alphabetical); None when no word changes.
-    An unknown word may lie ``max_edits`` away from its correction; a word the
-    vocabulary holds (fewer than ``COMMON`` times) only one edit, so that a rare real
-    word is not replaced by a common look-alike two edits away. A rare or unknown word
-    with no such correction becomes two common words when it is two run together
-    (``split``: "peanutbutter"). Words of fewer than 3 characters and numbers are kept."""
+def correct(
+    q: str, market: str | None = None, *, clock: Callable[[], float] = time.monotonic
+) -> str | None:
+    """``q``'s words (``text.words``) with each rare or unknown word of ``market``'s
+    vocabulary (None: every market's) replaced by the best-ranked vocabulary word (see
+    the module) that at least ``MORE_COMMON`` times as many foods hold; None when no
+    word changes. A word held by ``COMMON`` foods of the market, or by a reference
+    (non-branded) food of it, is kept: it already finds foods there; an unknown word, or
+    one known only from fewer than ``COMMON`` branded labels, may lie ``max_edits`` away. A
+    word with no such correction becomes two common words when it is two run together
+    (``split``: "peanutbutter"). Words of fewer than 3 characters, of more than
+    ``MAX_WORD_LENGTH``, and numbers are kept, and so are the words not reached when
+    ``BUDGET_SECONDS`` (read from ``clock``) have passed."""
     terms = text.words(q)
     if not terms or len(terms) > MAX_WORDS:
         return None
-    known = _counts(terms)
+    deadline = clock() + BUDGET_SECONDS
+    known = _counts(terms, market)
     out, changed = [], False
     for term in terms:
-        own = known.get(term, 0)
+        own = known.get(term, Word(term, 0))
         best = None
-        if own < COMMON and len(term) >= 3 and not term.isdigit():
-            limit = 1 if own else max_edits(term)
-            minimum = max(1, MORE_COMMON * own)
-            best = _closest(term, limit=limit, minimum=minimum) or split(
-                term, minimum=max(COMMON, minimum)
+        if (
+            own.foods < COMMON
+            and not own.reference
+            and 3 <= len(term) <= MAX_WORD_LENGTH
+            and not term.isdigit()
+            and clock() < deadline
+        ):
+            minimum = max(1, MORE_COMMON * own.foods)
+            best = _closest(term, market, limit=max_edits(term), minimum=minimum) or split(
+                term, market, minimum=max(COMMON, minimum)
             )
         out.append(best or term)
         changed = changed or best is not None
     return " ".join(out) if changed else None
 
 
-def split(term: str, *, minimum: int) -> str | None:
+def split(term: str, market: str | None = None, *, minimum: int) -> str | None:
     """``term`` as two vocabulary words of 3+ letters run together ("peanutbutter" ->
     "peanut butter"), each held by at least ``minimum`` foods; of several splits, the
-    one whose rarer half more foods hold. None when no split qualifies."""
+    one whose rarer half more foods hold. None when no split qualifies (or ``term`` is
+    longer than ``MAX_WORD_LENGTH``)."""
+    if len(term) > MAX_WORD_LENGTH:
+        return None
     halves = [(term[:i], term[i:]) for i in range(3, len(term) - 2)]
     if not halves:
         return None
-    known = _counts([word for pair in halves for word in pair])
-    foods, left, right = max((min(known.get(a, 0), known.get(b, 0)), a, b) for a, b in halves)
+    known = _counts([word for pair in halves for word in pair], market)
+    foods, left, right = max(
+        (min(known[a].foods if a in known else 0, known[b].foods if b in known else 0), a, b)
+        for a, b in halves
+    )
     return f"{left} {right}" if foods >= minimum else None
 
 
-def _closest(term: str, *, limit: int, minimum: int) -> str | None:
-    best = _best(term, _candidates(term), limit=limit, minimum=minimum)
-    if best is None and _db().vendor == "postgresql":
-        best = _best(term, _one_edit_words(term), limit=limit, minimum=minimum)
+def _closest(term: str, market: str | None, *, limit: int, minimum: int) -> str | None:
+    candidates = _candidates(term, market)
+    best = _best(term, candidates, limit=limit, minimum=minimum)
+    if _vendor() == "postgresql" and (best is None or OSA.distance(term, best) > 1):
+        # Trigrams miss a swap in a short word ("shirmp": shrimp is one edit away).
+        candidates += _one_edit_words(term, market)
+        best = _best(term, candidates, limit=limit, minimum=minimum)
     return best
 
 
 def _best(term: str, candidates: list[Word], *, limit: int, minimum: int) -> str | None:
+    """The best candidate within ``limit`` edits held by ``minimum`` foods: the same
+    first letter, then held by reference foods, then fewer edits, then more foods."""
     ranked = []
     for candidate in candidates:
         if candidate.foods < minimum or candidate.word == term:
             continue
         distance = OSA.distance(term, candidate.word, score_cutoff=limit)
         if distance <= limit:
-            ranked.append((distance, -candidate.foods, candidate.word))
-    return min(ranked)[2] if ranked else None
+            ranked.append(
+                (
+                    candidate.word[:1] != term[:1],
+                    candidate.reference == 0,
+                    distance,
+                    -candidate.foods,
+                    candidate.word,
+                )
+            )
+    return min(ranked)[-1] if ranked else None
 
 
 def one_edit(word: str) -> set[str]:
@@ -117,66 +171,97 @@ def one_edit(word: str) -> set[str]:
     return (deletes | swaps | replaces | inserts) - {word}
 
 
-def _counts(terms: list[str]) -> dict[str, int]:
-    if _db().vendor == "postgresql":
-        with _db().cursor() as cursor:
+def _vendor() -> str:
+    return connections[catalogue_read_alias()].vendor
+
+
+def _counts(terms: list[str], market: str | None) -> dict[str, Word]:
+    """The vocabulary entries of ``terms`` in ``market`` (None: all markets, summed)."""
+    wanted = sorted(set(terms))
+    if _vendor() == "postgresql":
+        with connections[catalogue_read_alias()].cursor() as cursor:
             cursor.execute(
-                "SELECT word, foods FROM catalogue_word WHERE word = ANY(%s)", (list(set(terms)),)
+                "SELECT word, sum(foods)::int, sum(reference)::int FROM catalogue_word "
+                "WHERE word = ANY(%s) AND (%s::varchar IS NULL OR market_id = %s::varchar) "
+                "GROUP BY word",
+                (wanted, market, market),
             )
-            return dict(cursor.fetchall())
-    vocabulary = _sqlite_vocabulary()
-    return {term: vocabulary[term] for term in terms if term in vocabulary}
+            return {row[0]: Word(*row) for row in cursor.fetchall()}
+    vocabulary = _sqlite_vocabulary(market)
+    return {term: Word(term, *vocabulary[term]) for term in wanted if term in vocabulary}
 
 
-def _candidates(term: str) -> list[Word]:
-    if _db().vendor == "postgresql":
-        with _db().cursor() as cursor:
+def _candidates(term: str, market: str | None) -> list[Word]:
+    if _vendor() == "postgresql":
+        with connections[catalogue_read_alias()].cursor() as cursor:
             cursor.execute(
-                "SELECT word, foods FROM catalogue_word WHERE word %% %s AND foods > 0 "
-                "ORDER BY similarity(word, %s) DESC LIMIT %s",
-                (term, term, CANDIDATES),
+                "SELECT word, sum(foods)::int, sum(reference)::int FROM catalogue_word "
+                "WHERE word %% %s AND foods > 0 "
+                "AND (%s::varchar IS NULL OR market_id = %s::varchar) "
+                "GROUP BY word ORDER BY similarity(word, %s) DESC LIMIT %s",
+                (term, market, market, term, CANDIDATES),
             )
             return [Word(*row) for row in cursor.fetchall()]
-    vocabulary = _sqlite_vocabulary()
+    vocabulary = _sqlite_vocabulary(market)
     found = process.extract(
         term, vocabulary.keys(), scorer=OSA.distance, score_cutoff=max_edits(term),
         limit=CANDIDATES,
     )  # fmt: skip
-    return [Word(word, vocabulary[word]) for word, _, _ in found]
+    return [Word(word, *vocabulary[word]) for word, _, _ in found]
 
 
-def _one_edit_words(term: str) -> list[Word]:
+def _one_edit_words(term: str, market: str | None) -> list[Word]:
     """PostgreSQL: the vocabulary words one edit from ``term``, looked up when the
     trigram candidates hold no correction (trigrams miss a swap in a short word)."""
-    with _db().cursor() as cursor:
+    with connections[catalogue_read_alias()].cursor() as cursor:
         cursor.execute(
-            "SELECT w.word, w.foods FROM unnest(%s::text[]) AS u(word) "
-            "JOIN catalogue_word w ON w.word = u.word WHERE w.foods > 0",
-            (sorted(one_edit(term)),),
+            "SELECT w.word, sum(w.foods)::int, sum(w.reference)::int "
+            "FROM unnest(%s::text[]) AS u(word) "
+            "JOIN catalogue_word w ON w.word = u.word WHERE w.foods > 0 "
+            "AND (%s::varchar IS NULL OR w.market_id = %s::varchar) GROUP BY w.word",
+            (sorted(one_edit(term))[:MAX_EDIT_CANDIDATES], market, market),
         )
         return [Word(*row) for row in cursor.fetchall()]
 
 
-def _db() -> BaseDatabaseWrapper:
-    """The connection a catalogue read uses: a replica's under the read router."""
-    return connections[catalogue_read_alias()]
+def vocabulary(market: str | None) -> dict[str, tuple[int, int]]:
+    """SQLite: word -> (foods, non-branded foods) in ``market`` (``_sqlite_vocabulary``)."""
+    return _sqlite_vocabulary(market)
 
 
-_cache: dict[str, tuple[tuple[object, ...], Counter[str]]] = {}
+_cache: dict[str | None, tuple[tuple[object, ...], dict[str, tuple[int, int]]]] = {}
 
 
-def _sqlite_vocabulary() -> Counter[str]:
-    """Word -> foods holding it, from every ``search_name``; recounted when the
+def _sqlite_vocabulary(market: str | None) -> dict[str, tuple[int, int]]:
+    """Word -> (foods holding it, non-branded foods holding it) in ``market`` (None:
+    all), from every ``search_name`` and ``search_aliases``; recounted when the
     catalogue's row count, largest id or total name length changes."""
-    with _db().cursor() as cursor:
-        cursor.execute("SELECT count(*), max(id), sum(length(search_name)) FROM catalogue_food")
-        stamp = (_db().settings_dict["NAME"], *cursor.fetchone())
-        cached = _cache.get("vocabulary")
+    connection = connections[catalogue_read_alias()]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*), max(id), sum(length(search_name) + length(search_aliases)) "
+            "FROM catalogue_food"
+        )
+        stamp = (connection.settings_dict["NAME"], *cursor.fetchone())
+        cached = _cache.get(market)
         if cached and cached[0] == stamp:
             return cached[1]
-        cursor.execute("SELECT search_name FROM catalogue_food")
-        counts: Counter[str] = Counter()
-        for (name,) in cursor.fetchall():
-            counts.update({w for w in name.split() if len(w) >= 3 and not w.isdigit()})
-    _cache["vocabulary"] = (stamp, counts)
+        cursor.execute(
+            "SELECT search_name, search_aliases, data_type FROM catalogue_food "
+            "WHERE %s IS NULL OR market_id = %s",
+            (market, market),
+        )
+        foods: Counter[str] = Counter()
+        reference: Counter[str] = Counter()
+        for name, aliases, data_type in cursor.fetchall():
+            held = {
+                w
+                for w in f"{name} {aliases.replace('|', ' ')}".split()
+                if len(w) >= 3 and not w.isdigit()
+            }
+            foods.update(held)
+            if data_type != "branded":
+                reference.update(held)
+    counts = {word: (n, reference[word]) for word, n in foods.items()}
+    _cache[market] = (stamp, counts)
     return counts

@@ -54,19 +54,22 @@ def slugify_name(name: str) -> str:
     return f"{slug[:50].rstrip('-')}-{digest}"
 
 
-def postgres_tsquery(terms: list[str]) -> str:
+def postgres_tsquery(terms: list[str], *, prefix: bool = True) -> str:
     """A ``to_tsquery`` text for ``terms``: every word must match, the last one also as a
-    prefix (so ``chick`` finds chicken while typing). ``terms`` come from ``words()``,
-    so they hold letters and digits only and quoting them is safe."""
+    prefix (so ``chick`` finds chicken while typing) unless ``prefix`` is False.
+    ``terms`` come from ``words()``, so they hold letters and digits only and quoting
+    them is safe."""
     parts = [f"'{term}'" for term in terms]
-    parts[-1] += ":*"
+    if prefix:
+        parts[-1] += ":*"
     return " & ".join(parts)
 
 
-def fts5_query(terms: list[str]) -> str:
+def fts5_query(terms: list[str], *, prefix: bool = True) -> str:
     """The SQLite FTS5 equivalent of ``postgres_tsquery``: quoted terms, last as prefix."""
     parts = [f'"{term}"' for term in terms]
-    parts[-1] += "*"
+    if prefix:
+        parts[-1] += "*"
     return " AND ".join(parts)
 
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 from django.urls import path
 
 from catalogue import api
+from catalogue.analysis.api import AnalysisView
 
 urlpatterns = [
+    path("analysis", AnalysisView.as_view(), name="analysis"),
     path("foods", api.FoodListView.as_view(), name="foods"),
+    path("suggest", api.SuggestView.as_view(), name="suggest"),
     path("foods/<str:public_id>", api.FoodDetailView.as_view(), name="food"),
     path("nutrients/<str:nutrient_id>", api.NutrientDetailView.as_view(), name="nutrient"),
     path("categories/<str:slug>", api.CategoryDetailView.as_view(), name="category"),

@@ -10,18 +10,26 @@ one whose energy is given before a copy without it, then the lowest row id.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from django.db import connection
 
-if TYPE_CHECKING:
-    from catalogue.importers.changes import Changes
+
+class Changes(Protocol):
+    """What ``refresh`` reads of a load's bookkeeping
+    (``catalogue.importers.changes.Changes``, which imports this module: a protocol
+    here keeps the import one way)."""
+
+    max_id: int
+
+    def snapshot_query(self, ids: str, params: list[object]) -> None: ...
+
 
 _GROUPS = """
     SELECT id, CASE WHEN row_number() OVER w = 1 THEN count(*) OVER w ELSE 0 END AS n
     FROM catalogue_food WHERE variant_key IS NOT NULL {scope}
     WINDOW w AS (PARTITION BY variant_key, market_id
-                 ORDER BY coalesce(rank_quality, 31), source <> 'sr28', energy_kcal IS NULL, id
+                 ORDER BY coalesce(rank_quality, 63), source <> 'sr28', energy_kcal IS NULL, id
                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 """
 # The groups (key and market) a load touched: its new foods', and the old and new keys

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_cache_control, patch_vary_headers
 
+from catalogue.conditional import VARY
 from foodservice.core import problems
 from foodservice.core.problems import is_api_path
 from foodservice.core.redis import UNREACHABLE
@@ -62,4 +64,29 @@ class NotModifiedMiddleware:
         response = self.get_response(request)
         if response.status_code == 304 and response.has_header("Content-Length"):
             del response.headers["Content-Length"]
+        return response
+
+
+class PerAccountCacheMiddleware:
+    """Every /v1 answer is private to the key that asked (issue 24.4): its body depends on
+    the key's account (usage, market, a Taster's market-scoped records and searches,
+    401/404/429 problems), so each carries ``Cache-Control: private`` and ``Vary`` on the
+    key headers, and a shared cache (requests-cache, hishel on a shared store) never
+    serves it to another key. Answers that set no Cache-Control get ``private,
+    no-cache`` (store it for this key, revalidate before reuse); the catalogue's own
+    ``private, max-age=60`` stands. Listed before ``ProblemMiddleware``, so it sees the
+    problems that middleware renders too.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if is_api_path(request):
+            if response.has_header("Cache-Control"):
+                patch_cache_control(response, private=True)
+            else:
+                response["Cache-Control"] = "private, no-cache"
+            patch_vary_headers(response, VARY)
         return response

@@ -14,7 +14,8 @@ from rest_framework.exceptions import ParseError
 class JSONParser(parsers.JSONParser):
     """DRF's JSON parser, plus: bodies over ``API_MAX_BODY_BYTES`` and JSON nested too
     deep for Python's decoder (a ``RecursionError``, not a ``ValueError``) are a 400
-    ``malformed-request`` problem instead of a 500."""
+    ``malformed-request`` problem instead of a 500. A view may allow bigger bodies with
+    a ``max_body_bytes`` attribute (``POST /v1/analysis``: 100 lines of 200 characters)."""
 
     def parse(
         self,
@@ -22,7 +23,8 @@ class JSONParser(parsers.JSONParser):
         media_type: str | None = None,
         parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
-        limit = settings.API_MAX_BODY_BYTES
+        view = (parser_context or {}).get("view")
+        limit = getattr(view, "max_body_bytes", None) or settings.API_MAX_BODY_BYTES
         raw = stream.read(limit + 1) if stream is not None else b""
         if len(raw) > limit:
             raise ParseError(f"The request body is larger than {limit} bytes.")

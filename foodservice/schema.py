@@ -38,6 +38,7 @@ from keys.schema import KEY_FORMAT
 
 ENDPOINT_TAGS: dict[str, tuple[str, str]] = {
     "foods": ("Foods", "Search and list foods, and read one food."),
+    "analysis": ("Analysis", "What is in a meal: ingredient lines to foods, grams, nutrients."),
     "records": ("Records by id", "Nutrients and categories, read by id."),
     "market": ("Market", "The account's market (Taster tier: foods are scoped to it)."),
     "usage": ("Usage", "The account's quota standing. Unmetered."),

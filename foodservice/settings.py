@@ -77,6 +77,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "foodservice.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Every /v1 answer: Cache-Control private and Vary on the key headers (issue 24.4).
+    "foodservice.middleware.PerAccountCacheMiddleware",
     "foodservice.middleware.ProblemMiddleware",
     # Before anything reads the session or the database: NUL and other control
     # characters get a 404/400 on every route (issue 11.6).

@@ -8,11 +8,12 @@ from django.urls import include, path, re_path
 from accounts.api import MarketView
 from foodservice import docs, errors, health
 from foodservice.core import metrics
-from metering.api import UsageView
+from metering.api import UsageHistoryView, UsageView
 
 api_v1 = [
     path("market", MarketView.as_view(), name="market"),
     path("usage", UsageView.as_view(), name="usage"),
+    path("usage/history", UsageHistoryView.as_view(), name="usage-history"),
     path("", include("catalogue.urls")),
     # Anything else under /v1 is a 404 problem, whatever DEBUG says.
     re_path(r"^.*$", errors.ApiNotFound.as_view()),

@@ -54,6 +54,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
         "revoked_at",
         "expires_at",
         "last_used_at",
+        "allowed_addresses",
     )
     readonly_fields = tuple(f for f in fields if f != "label")
     list_display = ("label", "owner_email", "state", "hint", "created_at", "last_used_at")

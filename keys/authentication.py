@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
 from foodservice.core.problems import Unauthorized
+from keys.policies import principal_allows_address
 from keys.principal import KeyPrincipal
 from keys.selectors import key_principal
 
@@ -66,9 +68,15 @@ class ApiKeyAuthentication(BaseAuthentication):
         if found is None:
             raise Unauthorized()
         principal, epoch = found
+        if not principal_allows_address(principal, request.META, proxies=_proxies()):
+            raise Unauthorized()  # issue 29.3: as an unknown key, and never metered
         # The epoch still to be checked, for the meter (None: nothing to check).
         request._request.key_epoch = epoch if deferred else None
         return principal, principal
+
+
+def _proxies() -> int:
+    return settings.TRUSTED_PROXY_COUNT
 
 
 def unchecked_epoch(request: Request) -> str | None:
@@ -87,6 +95,9 @@ def authenticate_again(request: Request) -> tuple[KeyPrincipal, str | None]:
         request.user = request.auth = None
         raise Unauthorized()
     principal, epoch = found
+    if not principal_allows_address(principal, request.META, proxies=_proxies()):
+        request.user = request.auth = None
+        raise Unauthorized()
     request.user = request.auth = principal
     request._request.key_epoch = None
     return principal, epoch

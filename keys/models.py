@@ -38,6 +38,9 @@ class ApiKey(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
     expires_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Issue 29.3: the addresses (IPs or CIDR ranges, normalised strings) requests with
+    # this key may come from; empty means any. See keys.policies.address_allowed.
+    allowed_addresses = models.JSONField(default=list, blank=True, editable=False)
 
     objects = ApiKeyQuerySet.as_manager()
 
@@ -58,3 +61,26 @@ class ApiKey(models.Model):
     @property
     def state(self) -> KeyState:
         return self.state_at(timezone.now())
+
+
+class KeyExpiryNotice(models.Model):
+    """What was done about ``key`` expiring at ``expires_at`` (issue 29.2): ``stage`` 7
+    and 1 are the e-mails sent that many days before, 0 the audit entry written once it
+    expired. Written before the e-mail goes out (removed again if sending fails); the
+    unique constraint makes workers checking at once act once. A new expiry date (a key
+    is never given one after creation today) would start afresh."""
+
+    key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="+")
+    stage = models.PositiveSmallIntegerField(help_text="Days before expiry; 0: expired.")
+    expires_at = models.DateTimeField()
+    at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["key", "stage", "expires_at"], name="keys_one_expiry_notice"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"key {self.key_id}: stage {self.stage} of {self.expires_at:%Y-%m-%d %H:%M}Z"

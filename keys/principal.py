@@ -21,9 +21,15 @@ class KeyPrincipal:
     market: str
     billing_anchor: datetime | None
     expires_at: datetime | None
+    # Issue 29.3: normalised networks the key may be used from; empty: any address.
+    allowed_addresses: tuple[str, ...] = ()
 
     # DRF's IsAuthenticated reads request.user.is_authenticated.
     is_authenticated = True
 
     def expired_at(self, now: datetime) -> bool:
         return self.expires_at is not None and self.expires_at <= now
+
+    def allowed_networks(self) -> tuple[str, ...]:
+        """``allowed_addresses``; also for a copy cached before the field existed."""
+        return getattr(self, "allowed_addresses", ())

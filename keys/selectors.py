@@ -106,6 +106,7 @@ def principal_for(key: ApiKey) -> KeyPrincipal:
         market=account.market,
         billing_anchor=account.billing_anchor,
         expires_at=key.expires_at,
+        allowed_addresses=tuple(key.allowed_addresses or ()),
     )
 
 
@@ -142,3 +143,8 @@ def key_for_account(*, account: Account, key_id: int | str) -> ApiKey | None:
         return key_get(key_id=key_id, account=account)
     except problems.NotFound:
         return None
+
+
+def key_exists(*, account_id: int, key_id: int) -> bool:
+    """Whether ``account_id`` has (or had: revoked and expired count) key ``key_id``."""
+    return ApiKey.objects.filter(account_id=account_id, pk=key_id).exists()

@@ -8,6 +8,7 @@ in one place is revoked the same way everywhere. Raw secrets leave ``key_create`
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import datetime
 
 from django.conf import settings
@@ -57,7 +58,14 @@ def key_create(
             created_at=now,
             expires_at=expires_at,
         )
-        _audit(AuditAction.KEY_CREATE, key, actor, now)
+        audit_record(
+            action=AuditAction.KEY_CREATE,
+            account=key.account_id,
+            actor=actor,
+            target=key_target(key),
+            detail={"expires_at": expires_at.isoformat()} if expires_at else None,
+            now=now,
+        )
     logger.info("key created", extra={"key_id": key.pk, "account_id": account.pk})
     return key, secret
 
@@ -113,6 +121,32 @@ def key_rename(*, key: ApiKey, label: str, actor: Actor | None = None) -> ApiKey
                 target=f"Key {key.pk}",
                 detail={"from": old, "to": label},
             )
+    return key
+
+
+def key_set_allowed_addresses(
+    *, key: ApiKey, addresses: Sequence[str], actor: Actor | None = None
+) -> ApiKey:
+    """Limit ``key`` to requests from ``addresses`` (normalised networks, see
+    ``keys.policies.parse_allowed_addresses``; empty: any address). From the next
+    request on every worker (the key's cached principals are dropped); a change is
+    audited with the lists before and after (issue 29.3)."""
+    addresses = list(addresses)
+    with transaction.atomic():
+        locked = ApiKey.objects.select_for_update().get(pk=key.pk)
+        old = list(locked.allowed_addresses or [])
+        if old != addresses:
+            locked.allowed_addresses = addresses
+            locked.save(update_fields=["allowed_addresses"])
+            cache.forget([locked.secret_hash], account_id=locked.account_id)
+            audit_record(
+                action=AuditAction.KEY_ADDRESSES,
+                account=locked.account_id,
+                actor=actor,
+                target=key_target(locked),
+                detail={"from": ", ".join(old), "to": ", ".join(addresses)},
+            )
+    key.allowed_addresses = addresses
     return key
 
 

@@ -5,8 +5,13 @@ reactivated (issue 11.1), whoever saves the user: the admin, a command, any code
 401 from the next request on, on every worker; reactivating restores the keys as they
 were (revoked and expired ones stay so). The tombstones are written *before* the row
 changes (``pre_save``), so if the shared cache is unreachable the save is refused with
-the 503 problem and nothing is written. ``QuerySet.update()`` sends no signal: change
-``is_active`` with ``save()`` (as the admin does).
+the 503 problem and nothing is written. They are written again, with a new epoch of the
+account, once the row is written (``post_save``, deferred to the commit inside a
+transaction): outside ``atomic()`` "after the commit" would otherwise come *before*
+the row changed (Django runs ``on_commit`` at once in autocommit), and a worker reading
+the row in that gap would keep the still-active principal under the newest epoch
+(issue 24.2). ``QuerySet.update()`` sends no signal: change ``is_active`` with
+``save()`` (as the admin does).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.db.models.signals import pre_save
+from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 
 from accounts.models import Account, User
@@ -31,5 +36,15 @@ def forget_keys_when_owner_activity_changes(
     if stored is None or stored == instance.is_active:
         return
     account = Account.objects.filter(owner_id=instance.pk).first()
+    if account is not None:
+        keys_forget_account(account=account)
+        instance._keys_forget_again = account  # type: ignore[attr-defined]
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="keys-owner-is-active-saved")
+def forget_keys_again_once_the_row_is_written(sender: type[User], instance: User, **_: Any) -> None:
+    """The second invalidation, after the row write: from here on a worker that misses
+    its copy reads the new ``is_active``, so the epoch it is tagged with stays current."""
+    account = instance.__dict__.pop("_keys_forget_again", None)
     if account is not None:
         keys_forget_account(account=account)

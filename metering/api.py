@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from django.http import HttpResponseBase
@@ -10,18 +11,26 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from foodservice.core import problems
+from keys.selectors import key_exists
 from metering.headers import ratelimit_headers
-from metering.selectors import principal_usage
+from metering.history_range import RangeError, parse_range
+from metering.selectors import principal_usage, usage_history
 from metering.services import usage_refund
 from metering.throttling import MeterThrottle, _now, meter_decision
+
+# The outcome columns of GET /v1/usage/history and the dashboard's CSV, in that order.
+HISTORY_OUTCOMES = ("requests", "quota_429", "burst_429", "failed_5xx")
 
 
 class MeteredAPIView(APIView):
     """Base of every metered data read (spec 8): every /v1 view that reads data
     subclasses it and implements ``get``.
 
-    GET and HEAD are metered once per request by ``MeterThrottle`` (burst and quota in
-    one atomic decision; a 429 is never counted). Every admitted metered response,
+    GET and HEAD (and the methods a view names in ``metered_methods``: ``POST
+    /v1/analysis``, a read with a body) are metered once per request by
+    ``MeterThrottle`` (burst and quota in one atomic decision; a 429 is never
+    counted). Every admitted metered response,
     whatever the view answers (2xx, 304, 403, 404, ...), carries the RateLimit headers
     (metering/headers.py); the quota 429 carries them too, the burst 429 only
     Retry-After. Subclasses must not change ``throttle_classes``. A view returning
@@ -76,5 +85,63 @@ class UsageView(APIView):
                     "remaining": usage.remaining,
                     "period_end": usage.period_end.strftime("%Y-%m-%dT%H:%M:%SZ"),
                 }
+            }
+        )
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class UsageHistoryView(APIView):
+    """``GET /v1/usage/history`` (issue 29.4): the account's requests by outcome per
+    hour or UTC day, for every key or one (``key``), over a named period or a range
+    (``metering.history_range.parse_range`` lists the parameters).
+
+    Unmetered like ``/v1/usage``: never counted, no RateLimit headers, answers when the
+    quota is spent. Read from the durable history (``usage_history``), the same read as
+    the dashboard's charts and CSV; it trails the live meter by at most
+    ``METER_FLUSH_SECONDS``. A key of another account is a 404, like an unknown id."""
+
+    throttle_classes: list = []
+
+    def get(self, request: Request) -> Response:
+        params: dict[str, str] = {}
+        for name in request.query_params:
+            values = request.query_params.getlist(name)
+            if len(values) > 1:
+                raise problems.InvalidParameter(name, "Give this parameter at most once.")
+            params[name] = values[0]
+        try:
+            history = parse_range(params, now=_now())
+        except RangeError as error:
+            raise problems.InvalidParameter(error.parameter, error.detail) from None
+        account_id = request.auth.account_id
+        if history.key_id is not None and not key_exists(
+            account_id=account_id, key_id=history.key_id
+        ):
+            raise problems.NotFound(f"No key with id {history.key_id}.")
+        points = usage_history(account_id=account_id, history=history)
+        rows = [
+            {
+                "start": _stamp(p.start),
+                "end": _stamp(p.start + history.step),
+                "requests": p.count,
+                "quota_429": p.quota_refused,
+                "burst_429": p.burst_refused,
+                "failed_5xx": p.failed,
+            }
+            for p in points
+        ]
+        return Response(
+            {
+                "data": rows,
+                "meta": {
+                    "granularity": history.granularity,
+                    "start": _stamp(history.start),
+                    "end": _stamp(history.end),
+                    "key": history.key_id,
+                    "totals": {name: sum(row[name] for row in rows) for name in HISTORY_OUTCOMES},
+                },
             }
         )

@@ -46,6 +46,7 @@ class MeterDecision:
     quota_admits_in: int | None = None
     bucket_admits_in: int | None = None
     hour: int | None = None
+    quota_frees_at: datetime | None = None
 
     @property
     def allowed(self) -> bool:
@@ -60,14 +61,24 @@ class MeterDecision:
         return max(0, self.window.quota - self.used)
 
     @property
+    def reset_at(self) -> datetime:
+        """When allowance next frees up (spec 8.4): with requests left, the window's next
+        step (the top of the next hour on a rolling day, the renewal); with none left,
+        when enough frees up to admit a request again (``quota_frees_at``: on a rolling
+        day, when enough counted hours have aged out). So a quota 429 names one moment:
+        ``RateLimit-Reset`` = ``Retry-After`` = the quota's ``t`` (issue 24.9; the top
+        of the next hour frees nothing for a Taster who spent the day in one hour)."""
+        return self.quota_frees_at or self.window.resets_at
+
+    @property
     def reset_after(self) -> int:
-        """Seconds until allowance next frees up (spec 8.4 RateLimit-Reset)."""
-        return seconds_until(self.window.resets_at, self.now)
+        """Seconds until ``reset_at`` (spec 8.4 RateLimit-Reset)."""
+        return seconds_until(self.reset_at, self.now)
 
     @property
     def reset_epoch(self) -> int:
         """The same moment as a Unix timestamp (spec 8.4 X-RateLimit-Reset)."""
-        return epoch_seconds(self.window.resets_at)
+        return epoch_seconds(self.reset_at)
 
 
 def decision_for(
@@ -78,7 +89,7 @@ def decision_for(
     counts, when it has them, say when a spent quota next admits a request; without
     them the next top of the hour is the earliest it can."""
     now_us = to_us(now)
-    quota_admits_in = None
+    quota_admits_in = frees_at = None
     if tally.used >= window.quota:
         frees_at = window.resets_at
         if window.kind == "day" and tally.hours:
@@ -109,4 +120,5 @@ def decision_for(
         quota_admits_in=quota_admits_in,
         bucket_admits_in=bucket_admits_in,
         hour=tally.hour,
+        quota_frees_at=frees_at,
     )

@@ -89,7 +89,19 @@ def _flush(*, sweep: bool = False) -> object:
     # or expired connection: without this, a database restart leaves the thread on a
     # dead connection and no history is written until the worker exits (issue 7.6).
     close_old_connections()
-    return usage_flush(sweep=sweep)
+    written = usage_flush(sweep=sweep)
+    if sweep:  # about once a minute per worker: key expiry reminders (issue 29.2)
+        _key_expiry_check()
+    return written
+
+
+def _key_expiry_check() -> None:
+    from keys.expiry import key_expiry_check
+
+    try:
+        key_expiry_check()
+    except Exception:  # never disturb the flusher; the next sweep or the command retries
+        logger.exception("key expiry check failed")
 
 
 flusher = Flusher(_flush)

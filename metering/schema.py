@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.extensions import OpenApiViewExtension
+from drf_spectacular.utils import OpenApiParameter
 
 from accounts.tiers import Tier
 from foodservice.core import problems
@@ -71,5 +74,125 @@ class UsageSchema(OpenApiViewExtension):
                 "when the account is over quota.",
                 body=USAGE,
                 kinds=(problems.Unauthorized, problems.InternalError, problems.ServiceUnavailable),
+            ),
+        )
+
+
+_COUNT = {"type": "integer", "minimum": 0}
+_STAMP = {"type": "string", "format": "date-time"}
+_OUTCOMES = {
+    "requests": _COUNT
+    | {"description": "Admitted and counted against the quota (the only ones that count)."},
+    "quota_429": _COUNT | {"description": "Refused with the quota 429 (never counted)."},
+    "burst_429": _COUNT | {"description": "Refused with the burst 429 (never counted)."},
+    "failed_5xx": _COUNT | {"description": "Admitted, answered 5xx and given back."},
+}
+
+USAGE_HISTORY = component(
+    "UsageHistory",
+    {
+        "type": "object",
+        "required": ["data", "meta"],
+        "additionalProperties": False,
+        "properties": {
+            "data": {
+                "type": "array",
+                "description": "One bucket per hour or UTC day, oldest first, zero-filled.",
+                "items": {
+                    "type": "object",
+                    "required": ["start", "end", *_OUTCOMES],
+                    "additionalProperties": False,
+                    "properties": {
+                        "start": _STAMP | {"description": "The bucket's first moment (UTC)."},
+                        "end": _STAMP | {"description": "The next bucket's start (UTC)."},
+                        **_OUTCOMES,
+                    },
+                },
+            },
+            "meta": {
+                "type": "object",
+                "required": ["granularity", "start", "end", "key", "totals"],
+                "additionalProperties": False,
+                "properties": {
+                    "granularity": {"type": "string", "enum": ["hour", "day"]},
+                    "start": _STAMP,
+                    "end": _STAMP | {"description": "Excluded."},
+                    "key": {
+                        "type": "integer",
+                        "nullable": True,
+                        "description": "The key asked for; null: every key of the account.",
+                    },
+                    "totals": {
+                        "type": "object",
+                        "required": list(_OUTCOMES),
+                        "additionalProperties": False,
+                        "properties": _OUTCOMES,
+                    },
+                },
+            },
+        },
+    },
+)
+
+
+def _query(name: str, description: str, **extra: Any) -> OpenApiParameter:
+    return OpenApiParameter(
+        name,
+        type=str,
+        location=OpenApiParameter.QUERY,
+        required=False,
+        description=description,
+        **extra,
+    )
+
+
+class UsageHistorySchema(OpenApiViewExtension):
+    target_class = "metering.api.UsageHistoryView"
+
+    def view_replacement(self) -> type:
+        return described(
+            self.target_class,
+            get=operation(
+                operation_id="usage_history",
+                tag="usage",
+                summary="Read the account's usage over time",
+                description="Requests per hour or UTC day by outcome, for every key of the "
+                "account or one (`key`), over the last 24 hours, 7 days or 30 days "
+                "(`period`) or a range (`start`, `end`). Not metered, like `/v1/usage`. "
+                "Read from the usage history, which trails the live count of `/v1/usage` "
+                "by a few seconds (`METER_FLUSH_SECONDS`); once it has caught up, the "
+                "`requests` of a window equal `/v1/usage`'s `request_count`. The "
+                "dashboard's charts and CSV read the same numbers. A key id of another "
+                "account is a 404, like an unknown one.",
+                body=USAGE_HISTORY,
+                parameters=[
+                    _query("granularity", "`hour` (default) or `day`.", enum=["hour", "day"]),
+                    _query(
+                        "period",
+                        "`24h`, `7d` or `30d`, ending with the current hour or day. "
+                        "Default: `24h` by hour, `30d` by day. Not with `start`/`end`.",
+                        enum=["24h", "7d", "30d"],
+                    ),
+                    _query(
+                        "start",
+                        "ISO 8601 date or date-time (UTC unless an offset is given), moved "
+                        "back to the start of its hour or day.",
+                    ),
+                    _query(
+                        "end",
+                        "ISO 8601 date or date-time, moved forward to the end of its hour "
+                        "or day; default now. At most 744 hours or 366 days after `start`.",
+                    ),
+                    _query(
+                        "key", "A key id of the account; default every key.", pattern="^[0-9]+$"
+                    ),
+                ],
+                kinds=(
+                    problems.Unauthorized,
+                    problems.InvalidParameter,
+                    problems.NotFound,
+                    problems.InternalError,
+                    problems.ServiceUnavailable,
+                ),
             ),
         )

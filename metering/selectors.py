@@ -25,6 +25,7 @@ from metering.backends import MeterUnavailable, Outcome, Tally, get_meter
 from metering.bucket import Bucket
 from metering.decisions import decision_for
 from metering.history import OUTCOME_COLUMNS, usage_seed
+from metering.history_range import HistoryRange, floor_to
 from metering.models import KeyUsageHour
 from metering.windows import DAY_HOURS, day_releases, hour_of, hour_start, to_us, window_at
 
@@ -34,14 +35,17 @@ logger = logging.getLogger("foodservice.metering")
 QUOTA_WINDOW_NAMES = {"day": "daily", "month": "monthly"}
 # Days in the daily series of an account on a rolling day (it has no billing period).
 DAILY_SERIES_DAYS_ON_ROLLING_DAY = 30
+# The dashboard warns, with an Upgrade button, once this share of the quota is used.
+NEARLY_SPENT = 0.8
 
 
 @dataclass(frozen=True, slots=True)
 class UsageSummary:
     """An account's standing in its current window (spec 2.4), across all its keys.
 
-    ``period_end`` is when allowance next frees up: the top of the next hour on a
-    rolling day, the renewal on a billing period (the moment of ``RateLimit-Reset``).
+    ``period_end`` is when allowance next frees up (``MeterDecision.reset_at``, the moment
+    of ``RateLimit-Reset``): the top of the next hour on a rolling day, the renewal on a
+    billing period; with nothing left, when a request is admitted again.
     ``live`` is False when the meter was unreachable and the numbers come from the
     history (which may trail by a few seconds).
     """
@@ -203,7 +207,7 @@ def _usage(
         request_quota=decision.quota,
         request_count=decision.used,
         remaining=decision.remaining,
-        period_end=window.resets_at,
+        period_end=decision.reset_at,
         live=live,
     )
 
@@ -245,6 +249,16 @@ class UsageMeter:
     def period_end(self) -> datetime | None:
         return self.renews_at
 
+    @property
+    def spent(self) -> bool:
+        """Every metered request is refused with the quota 429 until allowance frees up."""
+        return self.available and self.quota > 0 and self.remaining <= 0
+
+    @property
+    def nearly_spent(self) -> bool:
+        """At least ``NEARLY_SPENT`` of the quota used, some still left (issue 29)."""
+        return self.available and not self.spent and self.used >= self.quota * NEARLY_SPENT
+
 
 def usage_summary(*, account: Account, now: datetime | None = None) -> UsageMeter:
     """The account's usage in its current window, across all keys (= GET /v1/usage),
@@ -280,3 +294,51 @@ def usage_releases(*, account: Account, used: int, now: datetime) -> tuple[Relea
     if missing > 0:
         hours[window.hour] = hours.get(window.hour, 0) + missing
     return tuple(Release(at, n) for at, n in day_releases(hours, window.hour))
+
+
+def usage_history_by_key(*, account_id: int, history: HistoryRange) -> dict[int, list[UsagePoint]]:
+    """Each key's requests by outcome in every bucket of ``history`` (issue 29.4), from
+    the durable history: ``{key id: points}``, oldest first, zero-filled, for every key
+    of the account (revoked and expired ones included) or only ``history.key_id``.
+
+    The one read behind GET /v1/usage/history, the dashboard's charts and its CSV. It
+    trails the live meter by at most ``METER_FLUSH_SECONDS`` (what no flush has copied
+    yet); once flushed, its admitted requests over a window equal the meter's count."""
+    keys = ApiKey.objects.filter(account_id=account_id)
+    if history.key_id is not None:
+        keys = keys.filter(pk=history.key_id)
+    sums: dict[int, dict[datetime, list[int]]] = {k: {} for k in keys.values_list("pk", flat=True)}
+    rows = KeyUsageHour.objects.filter(
+        account_id=account_id, hour__gte=history.start, hour__lt=history.end
+    )
+    if history.key_id is not None:
+        rows = rows.filter(key_id=history.key_id)
+    for key_id, moment, *counts in rows.values_list("key_id", "hour", *OUTCOME_COLUMNS):
+        bucket = sums.setdefault(key_id, {}).setdefault(
+            floor_to(moment, history.granularity), [0] * len(counts)
+        )
+        for i, n in enumerate(counts):
+            bucket[i] += n
+    return {
+        key_id: [UsagePoint(at, *by_bucket.get(at, (0,))) for at in history.buckets()]
+        for key_id, by_bucket in sums.items()
+    }
+
+
+def usage_history(*, account_id: int, history: HistoryRange) -> list[UsagePoint]:
+    """The account's requests by outcome in every bucket of ``history``, summed over
+    its keys (or ``history.key_id`` alone): ``usage_history_by_key`` added up."""
+    series = usage_history_by_key(account_id=account_id, history=history)
+    totals = [UsagePoint(at, 0) for at in history.buckets()]
+    for points in series.values():
+        totals = [
+            UsagePoint(
+                t.start,
+                t.count + p.count,
+                t.quota_refused + p.quota_refused,
+                t.burst_refused + p.burst_refused,
+                t.failed + p.failed,
+            )
+            for t, p in zip(totals, points, strict=True)
+        ]
+    return totals

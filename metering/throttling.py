@@ -29,7 +29,8 @@ from metering.services import StalePrincipal, usage_consume
 
 logger = logging.getLogger("foodservice.metering")
 
-# Reads are metered (spec 1, 8); other methods on a metered view are not data reads.
+# Reads are metered (spec 1, 8); other methods on a metered view are not data reads,
+# unless the view names them in ``metered_methods`` (POST /v1/analysis is a read).
 METERED_METHODS = frozenset({"GET", "HEAD"})
 # At most one fail-open warning per process per this many seconds (no log flood).
 WARN_EVERY_SECONDS = 10.0
@@ -61,7 +62,7 @@ class MeterThrottle(BaseThrottle):
         epoch = unchecked_epoch(request)
         if (
             not settings.METERING_ENABLED
-            or request.method not in METERED_METHODS
+            or request.method not in getattr(view, "metered_methods", METERED_METHODS)
             or not isinstance(principal, KeyPrincipal)
             or meter_decision(request) is not None
         ):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -72,14 +74,19 @@ def server_env(**extra: str) -> dict[str, str]:
 
 
 @contextmanager
-def gunicorn(*, workers: int = 2, threads: int = 1, **env: str) -> Iterator[str]:
-    """Run gunicorn on a free port with this run's database and Redis; yields the base
-    URL once it answers, and stops it afterwards."""
-    port = free_port()
+def gunicorn(
+    *, workers: int = 2, threads: int = 1, config: bool = False, port: int = 0, **env: str
+) -> Iterator[str]:
+    """Run gunicorn on a free port (or ``port``) with this run's database and Redis;
+    yields the base URL once it answers, and stops it afterwards. ``config``: read
+    ``gunicorn.conf.py`` as ``make serve-prod`` does (its workers, limits, timeouts), only
+    the address, workers, threads and log level given on the command line."""
+    port = port or free_port()
     command = [
         sys.executable,
         "-m",
         "gunicorn",
+        *(["--config", str(ROOT / "gunicorn.conf.py")] if config else []),
         "foodservice.wsgi:application",
         "--bind",
         f"127.0.0.1:{port}",
@@ -89,8 +96,7 @@ def gunicorn(*, workers: int = 2, threads: int = 1, **env: str) -> Iterator[str]
         str(threads),
         "--log-level",
         "warning",
-        "--timeout",
-        "30",
+        *([] if config else ["--timeout", "30"]),
     ]
     process = subprocess.Popen(command, cwd=ROOT, env=server_env(**env))
     base = f"http://127.0.0.1:{port}"
@@ -106,11 +112,45 @@ def gunicorn(*, workers: int = 2, threads: int = 1, **env: str) -> Iterator[str]
             process.wait()
 
 
+NGINX = "/usr/sbin/nginx"
+
+
+@contextmanager
+def nginx(upstream: str, *, base_url: str = "http://127.0.0.1:8000") -> Iterator[str]:
+    """Run nginx from ``deploy/nginx.conf.template`` on a free port in front of
+    ``upstream`` (a base URL such as ``gunicorn()`` yields); yields nginx's base URL once
+    it answers, and stops it afterwards."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="fs-nginx-") as prefix:
+        values = {
+            "LISTEN": f"127.0.0.1:{port}",
+            "UPSTREAM": upstream.removeprefix("http://"),
+            "PREFIX": prefix,
+            "BASE_URL": base_url,
+        }
+        text = (ROOT / "deploy" / "nginx.conf.template").read_text()
+        conf = Path(prefix) / "nginx.conf"
+        conf.write_text(re.sub(r"\$\{(\w+)\}", lambda m: values.get(m[1], m[0]), text))
+        command = [NGINX, "-p", prefix, "-e", "stderr", "-c", str(conf), "-g", "daemon off;"]
+        process = subprocess.Popen(command)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait_until_up(base, process)
+            yield base
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 def _wait_until_up(base: str, process: subprocess.Popen, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {process.returncode}")
+            raise RuntimeError(f"{process.args[0]} exited with {process.returncode}")
         try:
             urllib.request.urlopen(f"{base}/v1/market", timeout=1)
         except urllib.error.HTTPError:
@@ -119,7 +159,7 @@ def _wait_until_up(base: str, process: subprocess.Popen, timeout: float = 30) ->
             time.sleep(0.1)
             continue
         return
-    raise RuntimeError("gunicorn did not start in time")
+    raise RuntimeError(f"{process.args[0]} did not start in time")
 
 
 def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -43,6 +44,14 @@ class Actor:
         """The signed-in person of ``request``; ``kind=STAFF`` from the admin."""
         user = request.user
         return cls(kind=kind, label=user.email, user_id=user.pk, address=client_address(request))
+
+    @classmethod
+    def for_user(cls, user: Any, request: HttpRequest | None = None) -> Actor:
+        """``user`` acting for themselves, from ``request`` when there is one (a sign-up,
+        an e-mailed link), before or without a session."""
+        return cls(
+            kind=ActorKind.USER, label=user.email, user_id=user.pk, address=client_address(request)
+        )
 
     @classmethod
     def for_api_key(cls, request: HttpRequest, *, key_id: int) -> Actor:

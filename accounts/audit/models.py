@@ -34,6 +34,12 @@ class AuditAction(models.TextChoices):
     MARKET_CHANGE = "account.market", "Market changed"
     SIGN_IN = "signin.success", "Signed in"
     SIGN_IN_FAILED = "signin.failure", "Sign-in failed"
+    # Issue 29: the account's own life, a key's expiry and its allowed addresses.
+    ACCOUNT_CREATE = "account.create", "Account created"
+    EMAIL_VERIFY = "account.verify", "E-mail address verified"
+    PASSWORD_RESET = "account.password", "Password reset"
+    KEY_EXPIRE = "key.expire", "Key expired"
+    KEY_ADDRESSES = "key.addresses", "Key addresses changed"
 
 
 class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
@@ -106,7 +112,14 @@ class AuditEntry(models.Model):
                 return f"Plan changed from {d.get('from_label')} to {d.get('to_label')}"
             case AuditAction.MARKET_CHANGE:
                 return f"Market changed from {d.get('from') or 'none'} to {d.get('to')}"
+            case AuditAction.KEY_CREATE if d.get("expires_at"):
+                return f"{self.target} created, expiring {str(d['expires_at'])[:16]} UTC"
+            case AuditAction.KEY_ADDRESSES:
+                allowed = d.get("to") or "any address"
+                return f"{self.target} allowed addresses set to {allowed}"
             case AuditAction.KEY_CREATE | AuditAction.KEY_ROTATE | AuditAction.KEY_REVOKE:
                 verb = self.get_action_display().removeprefix("Key ")
                 return f"{self.target} {verb}"
+            case AuditAction.KEY_EXPIRE:
+                return f"{self.target} expired"
         return str(self.get_action_display())

@@ -49,6 +49,10 @@ def record_sign_in(sender: Any, request: HttpRequest | None, user: User, **kwarg
 def record_sign_in_failure(
     sender: Any, credentials: dict[str, Any], request: HttpRequest | None = None, **kwargs: Any
 ) -> None:
+    if getattr(request, "signin_refusal", None) is not None:
+        # Refused by the sign-in limit (accounts.backends): no password was checked, and
+        # recording it would let anyone flood the account's Activity page (issue 24.7).
+        return
     tried = str(credentials.get("username") or credentials.get("email") or "").strip().lower()
     user = User.objects.filter(email=tried).first() if tried else None
     account = None

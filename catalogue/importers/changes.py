@@ -1,7 +1,7 @@
 """What a load changed, and the upkeep that follows from it, set-based (issue 28).
 
 A load writes foods in batches; maintaining the phrase index and the typo vocabulary
-(``catalogue_food_phrase``, ``catalogue_word``: statement triggers of migration 0007)
+(``catalogue_food_phrase``, ``catalogue_word``: statement triggers of migration 0013)
 batch by batch, and regrouping every look-alike after it, cost minutes on the full
 catalogue, and the triggers' joins of their transition tables went quadratic on a
 large update. Instead, inside the load's transaction:
@@ -20,7 +20,7 @@ large update. Instead, inside the load's transaction:
   the touched foods' ids (to render).
 
 Every other writer (the admin, factories, migrations) still goes through the triggers.
-The SQL that derives phrase rows and words is the migration's own (0007).
+The SQL that derives phrase rows and words is the migration's own (0013).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from django.db import connection
 
 from catalogue import variants
 
-_M0007 = importlib.import_module("catalogue.migrations.0007_ranking_indexes")
+_M0013 = importlib.import_module("catalogue.migrations.0013_typicality_vocabulary")
 PHRASE_TRIGGERS = (
     "catalogue_food_phrase_ai",
     "catalogue_food_phrase_ad",
@@ -40,12 +40,12 @@ PHRASE_TRIGGERS = (
 )
 _SNAPSHOT_COLUMNS = (
     "id, search_name, search_stems, search_heads, rank_quality, variant_key, variant_count, "
-    "market_id"
+    "market_id, search_aliases, data_type"
 )
 _OLD_TABLE = (
     "CREATE TEMP TABLE catalogue_load_old (id bigint PRIMARY KEY, search_name text, "
     "search_stems text, search_heads text, rank_quality integer, variant_key text, "
-    "variant_count integer, market_id text)"
+    "variant_count integer, market_id text, search_aliases text, data_type text)"
 )
 # The foods a load touched: its new ones and those it updated or regrouped.
 TOUCHED = "SELECT id FROM catalogue_food WHERE id > %s UNION SELECT id FROM catalogue_load_old"
@@ -111,29 +111,27 @@ class Changes:
         return touched
 
     def _phrases(self, cursor) -> None:  # type: ignore[no-untyped-def]
-        columns, select, words = _M0007.PHRASE_COLUMNS, _M0007.PHRASE_SELECT, _M0007.WORDS_OF
+        m = _M0013
         touched = f"AND f.id IN ({TOUCHED})"
         cursor.execute(
-            "DELETE FROM catalogue_food_phrase t USING catalogue_load_old o, "
-            "LATERAL catalogue_food_phrases(o.search_stems, o.search_heads) p "
-            "WHERE coalesce(o.variant_count, 1) > 0 AND t.phrase = p.phrase "
-            "AND t.tier = p.tier AND t.quality = coalesce(o.rank_quality, 31) "
-            "AND t.name_length = length(o.search_name) AND t.food_id = o.id"
+            m.PHRASE_DELETE.replace("old_foods o", "catalogue_load_old o").format(
+                join="", changed=""
+            )
         )
         cursor.execute(
-            f"INSERT INTO catalogue_food_phrase ({columns}) "  # noqa: S608
-            + select.format(t="f", source="catalogue_food")
+            f"INSERT INTO catalogue_food_phrase ({m.PHRASE_COLUMNS}) "  # noqa: S608
+            + m.PHRASE_SELECT.format(t="f", source="catalogue_food")
             + " AND (f.id > %s OR f.id IN (SELECT id FROM catalogue_load_old))",
             [self.max_id],
         )
         cursor.execute(
-            "UPDATE catalogue_word c SET foods = c.foods - d.foods FROM ("  # noqa: S608
-            + words.format(t="o", source="catalogue_load_old", where="")
-            + ") d WHERE c.word = d.word"
+            m.WORD_SUBTRACT.format(
+                select=m.WORDS_OF.format(t="o", source="catalogue_load_old", where="")
+            )
         )
         cursor.execute(
-            "INSERT INTO catalogue_word (word, foods) "
-            + words.format(t="f", source="catalogue_food", where=touched)
-            + " ON CONFLICT (word) DO UPDATE SET foods = catalogue_word.foods + excluded.foods",
+            m.WORD_UPSERT.format(
+                select=m.WORDS_OF.format(t="f", source="catalogue_food", where=touched)
+            ),
             [self.max_id],
         )

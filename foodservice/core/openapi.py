@@ -33,7 +33,7 @@ from drf_spectacular.utils import (
 )
 
 from foodservice.core.problem_docs import PROBLEM_DOCS, ProblemDoc
-from foodservice.core.problems import PROBLEM_CONTENT_TYPE, Problem
+from foodservice.core.problems import PROBLEM_CONTENT_TYPE, Problem, UriTooLong
 
 # --- components registered by the apps' schema modules ------------------------------
 _COMPONENTS: dict[str, dict[str, Any]] = {}
@@ -157,7 +157,8 @@ RATELIMIT_HEADERS: dict[str, tuple[dict[str, Any], str]] = {
     "RateLimit-Reset": (
         _integer(0),
         "Seconds until allowance next frees up: the top of the next hour on a rolling "
-        "day (Taster), the renewal on a billing period.",
+        "day (Taster), the renewal on a billing period; with nothing left, when a request "
+        "is admitted again (on the quota 429: the same as Retry-After).",
     ),
     "X-RateLimit-Reset": (_integer(0), "The moment of RateLimit-Reset, as Unix time."),
     "RateLimit-Policy": (
@@ -250,16 +251,9 @@ def conditional_headers() -> list[OpenApiParameter]:
 
 
 def uri_too_long() -> dict[tuple[int, str], OpenApiResponse]:
-    """The HTTP server's own answer to a request line over its limit (gunicorn: 4,094
-    bytes). It comes before the application, so it is not a problem object."""
-    return {
-        (414, "text/html"): OpenApiResponse(
-            response={"type": "string"},
-            description="URI Too Long, from the HTTP server in front of the API: the "
-            "request line is over its limit (4,094 bytes behind gunicorn). Not a problem "
-            "object. Shorten the query; long searches rarely help.",
-        )
-    }
+    """The HTTP server's own answer to a request line over its limit (gunicorn: 8,190
+    bytes): a problem object like every other answer (foodservice.gunicorn_workers)."""
+    return problem_responses(UriTooLong)
 
 
 def not_modified() -> dict[int, OpenApiResponse]:

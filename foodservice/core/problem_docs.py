@@ -139,6 +139,19 @@ PROBLEM_DOCS: dict[str, ProblemDoc] = {
         action='Fix the request: send a small JSON object such as `{"market": "US"}` '
         "with `Content-Type: application/json`.",
     ),
+    "uri-too-long": ProblemDoc(
+        when="The request line (method, path, query string, version) is over 8,190 bytes, "
+        "the HTTP server's limit, so it is refused before the API reads it (a `q` of 200 "
+        "characters percent-encoded as UTF-8 fits). Not counted.",
+        action="Shorten the query string: `q` holds at most 200 characters anyway; follow "
+        "`links.next` rather than building long URLs. Do not retry unchanged.",
+    ),
+    "header-fields-too-large": ProblemDoc(
+        when="More than 100 header fields, or one over 8,190 bytes: refused by the HTTP "
+        "server before the API reads it. Not counted.",
+        action="Send fewer or shorter headers (the API reads only `X-API-Key` or "
+        "`Authorization`, `If-None-Match` and `Accept`).",
+    ),
     "invalid-parameter": ProblemDoc(
         when="A query parameter is invalid: unknown or repeated, `q` over 200 characters, "
         "an unknown `sort`, `data_type` or filter value, a non-numeric or non-finite range, "
@@ -162,6 +175,22 @@ PROBLEM_DOCS: dict[str, ProblemDoc] = {
             "field",
             "The body field at fault (`body` for the whole body).",
             ("market", "This field is required."),
+        ),
+    ),
+    "invalid-ingredients": ProblemDoc(
+        when="`POST /v1/analysis` with a body that is not a JSON object holding "
+        "`ingredients`, a list of 1 to 100 strings of at most 200 characters each: the "
+        "member missing, not a list, empty, over 100 lines, a line that is not a string, "
+        "blank, over 200 characters or holding control characters, or another member "
+        "beside it. `errors` names each field at fault (`ingredients[3]`). A line that is "
+        "a string but cannot be understood is not an error: it comes back `unmatched`. "
+        "Counted like any read.",
+        action='Send `{"ingredients": ["2 tbsp butter", ...]}` with one line per '
+        "ingredient; split a longer recipe into requests of 100 lines.",
+        members=_errors(
+            "field",
+            "The body member at fault (`body` for the whole body, `ingredients[i]` for a line).",
+            ("ingredients[0]", "Must be at most 200 characters."),
         ),
     ),
     "unsupported-media-type": ProblemDoc(

@@ -184,6 +184,26 @@ class MalformedRequest(Problem):
     default_detail = "The request could not be read."
 
 
+class UriTooLong(Problem):
+    """The request line is over the HTTP server's limit (gunicorn: 8,190 bytes), answered
+    by the server before the application (foodservice.gunicorn_workers, issue 24.5)."""
+
+    kind = "uri-too-long"
+    title = "URI Too Long"
+    status_code = status.HTTP_414_REQUEST_URI_TOO_LONG
+    default_detail = "The request line is over 8,190 bytes; shorten the query."
+
+
+class HeaderFieldsTooLarge(Problem):
+    """Too many header fields, or one over the server's limit (gunicorn: 100 fields of
+    8,190 bytes), answered before the application (issue 24.5)."""
+
+    kind = "header-fields-too-large"
+    title = "Request Header Fields Too Large"
+    status_code = status.HTTP_431_REQUEST_HEADER_FIELDS_TOO_LARGE
+    default_detail = "The request's header fields are over the server's limits."
+
+
 class InvalidParameter(Problem):
     """A query parameter is invalid. ``errors`` lists ``{"parameter", "detail"}``."""
 
@@ -209,6 +229,22 @@ class ValidationFailed(Problem):
     members = ("errors",)
 
     def __init__(self, errors: dict[str, str]) -> None:
+        text = "; ".join(f"{field}: {msg}" for field, msg in errors.items())
+        super().__init__(text, errors=[{"field": f, "detail": m} for f, m in errors.items()])
+
+
+class InvalidIngredients(Problem):
+    """The body of ``POST /v1/analysis`` is not ``{"ingredients": [1 to 100 strings of at
+    most 200 characters]}``. ``errors`` lists ``{"field", "detail"}`` (``ingredients[3]``)."""
+
+    kind = "invalid-ingredients"
+    title = "Bad Request"
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_detail = "The ingredient list is invalid."
+    members = ("errors",)
+
+    def __init__(self, errors: dict[str, str] | None = None) -> None:
+        errors = errors or {"body": self.default_detail}
         text = "; ".join(f"{field}: {msg}" for field, msg in errors.items())
         super().__init__(text, errors=[{"field": f, "detail": m} for f, m in errors.items()])
 

@@ -15,11 +15,14 @@ from dataclasses import dataclass, replace
 
 WIDTH = 720
 HEIGHT = 220
-LEFT = 48  # room for the y-axis labels
+LEFT = 60  # room for the y-axis labels ("2.5k" drawn large on a phone, issue 29)
 BOTTOM = 24  # room for the x-axis labels
 TOP = 8
 GAP_RATIO = 0.2  # share of each slot left empty between bars
 MAX_BAR_WIDTH = 40  # a period of a few days still reads as bars, not a wall
+# A non-zero segment of a stacked bar is at least this tall (taken from the bar's largest
+# segment), so 3 quota 429s beside 250 admitted requests stay visible (issue 29).
+MIN_SEGMENT = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,9 +172,10 @@ def stacked_bar_chart(
     for bar, (_, _, values) in zip(base.bars, points, strict=True):
         segments = []
         top = base.baseline
-        for (key, name), value in zip(series, values, strict=True):
+        for (key, name), value, part in zip(
+            series, values, _segment_heights(bar.height, values), strict=True
+        ):
             if value:
-                part = bar.height * value / bar.value
                 top -= part
                 segments.append(Segment(round(top, 2), round(part, 2), value, key, name))
         bars.append(replace(bar, segments=tuple(segments), values=tuple(values)))
@@ -181,3 +185,22 @@ def stacked_bar_chart(
         bars=tuple(bars),
         series=tuple(Series(key, name, n) for (key, name), n in zip(series, totals, strict=True)),
     )
+
+
+def _segment_heights(height: float, values: Sequence[int]) -> list[float]:
+    """``height`` split in proportion to ``values``, every non-zero value given at least
+    ``MIN_SEGMENT`` (taken from the largest part) when the bar is tall enough for it;
+    the parts still add up to ``height``."""
+    total = sum(values)
+    if not total:
+        return [0.0] * len(values)
+    parts = [height * v / total for v in values]
+    small = [i for i, v in enumerate(values) if v and parts[i] < MIN_SEGMENT]
+    if not small or height < MIN_SEGMENT * (len(small) + 1):
+        return parts
+    largest = max(range(len(values)), key=lambda i: parts[i])
+    for i in small:
+        if i != largest:
+            parts[largest] -= MIN_SEGMENT - parts[i]
+            parts[i] = MIN_SEGMENT
+    return parts

@@ -7,6 +7,7 @@ dashboard obeys exactly the rules the API and the commands obey.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from django import forms
@@ -101,7 +102,16 @@ class SignInForm(AuthenticationForm):
 class ResetRequestForm(PasswordResetForm):
     """Django's reset request, answered alike for every address (issue 11.3): an address
     with no account that may reset gets an e-mail saying so, instead of nothing, so the
-    request takes about as long as for an account."""
+    request takes about as long as for an account.
+
+    An active account without a usable password (made by ``setup_demo`` or
+    ``create_account``, which set none) may reset too (issue 24.10): Django's form skips
+    such users, so the demo account could never be signed in to. The e-mailed link proves
+    the address either way."""
+
+    def get_users(self, email: str) -> Iterator[User]:
+        """The active users of ``email`` (case-insensitive), with a password or not."""
+        yield from User._default_manager.filter(email__iexact=email, is_active=True)
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         email = self.cleaned_data["email"]

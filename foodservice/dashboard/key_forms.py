@@ -10,12 +10,15 @@ instead of minting yet another secret.
 from __future__ import annotations
 
 import secrets
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from django import forms
 from django.core.cache import cache
 from django.http import HttpRequest
+from django.utils import timezone
 
+from keys.policies import AddressListError, parse_allowed_addresses
 from keys.services import LABEL_MAX
 
 ONCE_SESSION_KEY = "keys.once"
@@ -82,14 +85,96 @@ class KeyLabelForm(forms.Form):
     label = forms.CharField(
         label="Label",
         max_length=LABEL_MAX,
-        help_text="Say where the key is used, e.g. “production server”.",
+        help_text=f"Say where the key is used, e.g. “production server”. Up to {LABEL_MAX} "
+        "characters.",
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # No maxlength in the page: the browser would cut a longer pasted label silently;
+        # the server says it is too long instead, keeping what was typed (issue 29).
+        self.fields["label"].widget.attrs.pop("maxlength", None)
+
+
+# Expiry choices at creation (issue 29.2): never, in 30 or 90 days, or on a date.
+EXPIRY_CHOICES = [
+    ("never", "Never"),
+    ("30", "In 30 days"),
+    ("90", "In 90 days"),
+    ("date", "On a date"),
+]
+EXPIRY_MAX_DAYS = 3650
+
 
 class KeyCreateForm(OnceForm, KeyLabelForm):
-    field_order = ["label", "once"]
+    expires = forms.ChoiceField(
+        label="Expires",
+        choices=EXPIRY_CHOICES,
+        initial="never",
+        required=False,  # absent: never
+        help_text="An expired key is refused like a revoked one. You get an e-mail 7 days "
+        "and 1 day before.",
+    )
+    expires_on = forms.DateField(
+        label="Expiry date (UTC)",
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text="With “On a date”: the key stops working at the start of this day, UTC.",
+    )
+    field_order = ["label", "expires", "expires_on", "once"]
+
+    def clean(self) -> dict[str, Any]:
+        """``expires_at``: None (never) or the moment the key stops working, from
+        ``expires`` and ``expires_on``; a date must be tomorrow or later, within 10 years."""
+        data = super().clean()
+        if "expires" in self.errors:
+            return data
+        choice = data.get("expires") or "never"
+        data["expires_at"] = expiry_at(
+            choice, data.get("expires_on"), now=timezone.now(), add_error=self.add_error
+        )
+        return data
+
+
+def expiry_at(choice: str, on: date | None, *, now: datetime, add_error: Any) -> datetime | None:
+    """The expiry moment ``choice`` (and ``on``) describe at ``now``; an invalid date is
+    reported with ``add_error("expires_on", message)`` and gives None."""
+    if choice == "never":
+        return None
+    if choice != "date":
+        return now + timedelta(days=int(choice))
+    if on is None:
+        add_error("expires_on", "Give the date the key stops working.")
+        return None
+    moment = datetime.combine(on, time(), tzinfo=UTC)
+    if moment <= now:
+        add_error("expires_on", "Choose a date after today.")
+        return None
+    if moment > now + timedelta(days=EXPIRY_MAX_DAYS):
+        add_error("expires_on", "Choose a date within 10 years.")
+        return None
+    return moment
 
 
 class KeyRotateForm(OnceForm):
     pass
+
+
+class KeyAddressesForm(forms.Form):
+    """A key's allowed addresses (issue 29.3), one per line or comma-separated."""
+
+    addresses = forms.CharField(
+        label="Allowed addresses",
+        required=False,
+        max_length=4000,
+        widget=forms.Textarea(attrs={"rows": 5, "spellcheck": "false", "autocomplete": "off"}),
+        help_text="IP addresses or CIDR ranges, IPv4 or IPv6, one per line (e.g. "
+        "203.0.113.7 or 198.51.100.0/24), at most 20. Leave empty to allow any address.",
+    )
+
+    def clean_addresses(self) -> list[str]:
+        try:
+            return parse_allowed_addresses(self.cleaned_data["addresses"])
+        except AddressListError as error:
+            raise forms.ValidationError(str(error)) from None

@@ -20,6 +20,7 @@ key_patterns = [
     path("<int:key_id>/rotate/", key_views.rotate, name="rotate"),
     path("<int:key_id>/revoke/", key_views.revoke, name="revoke"),
     path("<int:key_id>/rename/", key_views.rename, name="rename"),
+    path("<int:key_id>/addresses/", key_views.addresses, name="addresses"),
 ]
 
 urlpatterns = [
@@ -60,4 +61,5 @@ urlpatterns = [
     path("usage/keys/<int:key_id>/usage.csv", usage_views.key_usage_csv, name="key-usage-csv"),
     path("activity/", activity_views.activity, name="activity"),
     path("alerts/", alerts_views.quota_alerts, name="quota-alerts"),
+    path("alerts/expiry/", alerts_views.expiry_alerts, name="expiry-alerts"),
 ]

@@ -20,6 +20,9 @@ class AlertPreference(models.Model):
         Account, on_delete=models.CASCADE, primary_key=True, related_name="alert_preference"
     )
     quota_alerts = models.BooleanField("e-mail quota alerts", default=True)
+    expiry_alerts = models.BooleanField(
+        "e-mail key expiry reminders", default=True, help_text="7 days and 1 day before."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

@@ -22,6 +22,12 @@ def alerts_enabled(*, account: Account) -> bool:
     return choice.first() is not False
 
 
+def expiry_alerts_enabled(*, account: Account) -> bool:
+    """Whether ``account``'s owner wants key expiry reminders (yes unless switched off)."""
+    choice = AlertPreference.objects.filter(account=account).values_list("expiry_alerts", flat=True)
+    return choice.first() is not False
+
+
 def alert_candidates(*, now: datetime, account_ids: Iterable[int] | None = None) -> list[Account]:
     """The accounts to check: ``account_ids`` (all with usage in the last 32 days when
     None), minus those whose owner switched alerts off or is deactivated."""

@@ -48,6 +48,14 @@ def alerts_set_enabled(*, account: Account, enabled: bool) -> AlertPreference:
     return preference
 
 
+def expiry_alerts_set_enabled(*, account: Account, enabled: bool) -> AlertPreference:
+    """Switch ``account``'s key expiry reminders (issue 29.2) on or off."""
+    preference, _ = AlertPreference.objects.update_or_create(
+        account=account, defaults={"expiry_alerts": enabled}
+    )
+    return preference
+
+
 def _check(account: Account, now: datetime) -> QuotaAlert | None:
     usage = account_usage(account=account, now=now)  # the live count, as GET /v1/usage
     used, quota = usage.request_count, usage.request_quota

@@ -209,6 +209,7 @@ def test_commands_are_recorded_as_operator(run_command):
     run_command("revoke_key", str(created["id"]))
     run_command("set_tier", "op@example.com", "head_chef")
     assert [(e.action, e.actor_label) for e in entries()] == [
+        (AuditAction.ACCOUNT_CREATE, "manage.py create_account"),
         (AuditAction.TIER_CHANGE, "manage.py create_account"),
         (AuditAction.MARKET_CHANGE, "manage.py create_account"),
         (AuditAction.KEY_CREATE, "manage.py create_key"),
@@ -250,6 +251,18 @@ def test_dashboard_sign_in_success_and_failure_are_recorded(verified):
     assert {e.address for e in entries()} == {ADDRESS}
     assert {e.detail["via"] for e in entries()} == {"dashboard"}
     assert_no_secret_anywhere("svc_sk_live_not_my_password", PASSWORD)
+
+
+def test_sign_ins_refused_by_the_limit_are_not_recorded(verified, settings):
+    client = Client(REMOTE_ADDR=ADDRESS)
+    email = verified.owner.email
+    for _ in range(settings.SIGNIN_MAX_FAILURES + 5):
+        client.post("/login/", {"username": email, "password": "wrong"})
+    refused = client.post("/login/", {"username": email, "password": PASSWORD})
+    assert refused.status_code == 429
+    recorded = entries(AuditAction.SIGN_IN_FAILED)
+    assert len(recorded) == settings.SIGNIN_MAX_FAILURES  # the real failures only
+    assert not entries(AuditAction.SIGN_IN)
 
 
 def test_admin_sign_in_is_recorded_too(db):

@@ -80,7 +80,7 @@ def test_a_newcomer_signs_up_verifies_uses_rotates_revokes_and_upgrades(page, li
     secret = create_key(page, "laptop")
     assert secret.startswith("svc_sk_live_")
     assert page.get_by_text("It will not be shown again").is_visible()
-    copy = page.get_by_role("button", name="Copy")
+    copy = page.get_by_role("button", name="Copy", exact=True)
     assert copy.is_visible()  # revealed by the script: the CSP let it run
     copy.click()
     assert page.evaluate("navigator.clipboard.readText()") == secret
@@ -152,7 +152,9 @@ def test_a_newcomer_signs_up_verifies_uses_rotates_revokes_and_upgrades(page, li
         list(pool.map(lambda _: api(base, "/v1/foods/999999", server), range(120)))
     usage_flush()
     page.goto("/usage/")
-    assert page.get_by_role("img", name="Requests per hour by outcome, last 24 hours").is_visible()
+    assert page.get_by_role(
+        "group", name="Requests per hour by outcome, last 24 hours"
+    ).is_visible()
     assert page.get_by_role("list", name="Legend").first.is_visible()
     shot(page, "usage")
     page.get_by_role("link", name="History of laptop").click()

@@ -21,8 +21,10 @@ def test_judged_set_meets_its_targets_on_real_rows(judged_sample, monkeypatch):
     # Words run together are split only into words 50+ foods hold (spelling.COMMON),
     # which the sample's few hundred rows do not reach: they are judged on the full
     # catalogue (bench/RESULTS.md) and tested in test_ranking.py on factory rows.
-    typos = [m for m in search_quality.MISSPELLINGS if m not in judged_set.JOINED]
+    typos = [m for m in judged_set.MISSPELLINGS if m not in judged_set.JOINED]
     monkeypatch.setattr(search_quality, "MISSPELLINGS", typos)
+    # The sets judged on the first row have their own sample (test below).
+    monkeypatch.setattr(search_quality, "FIRST_ROW", {})
     outcomes = search_quality.evaluate()
     rates = search_quality.rates(outcomes)
     misses = "\n".join(search_quality.report(outcomes))
@@ -35,6 +37,7 @@ def test_judged_set_meets_its_targets_on_real_rows(judged_sample, monkeypatch):
 def test_a_miss_is_printed_with_what_was_found(judged_sample, monkeypatch):
     monkeypatch.setattr(search_quality, "STAPLES", [("banana", r"plantains?, raw")])
     monkeypatch.setattr(search_quality, "MISSPELLINGS", [])
+    monkeypatch.setattr(search_quality, "FIRST_ROW", {})
     outcomes = search_quality.evaluate()
     lines = search_quality.report(outcomes)
     assert lines[0] == "MISS staple 'banana': wanted /plantains?, raw/, got"
@@ -44,3 +47,29 @@ def test_a_miss_is_printed_with_what_was_found(judged_sample, monkeypatch):
 
 def test_print_rates(judged_sample):
     print("\n".join(search_quality.report(search_quality.evaluate())))
+
+
+@pytest.fixture
+def judged_sample_with_ifct(judged_sample: None) -> None:
+    catalogue_load(source="ifct")  # the whole vendored table: market IN
+
+
+def test_sets_judged_on_the_first_row_meet_their_targets_on_real_rows(
+    judged_sample_with_ifct, monkeypatch
+):
+    # Issue 27: first-row staples, regional names, long queries (market US) and Indian
+    # queries (market IN), on the sample's rows of each query (bench/make_judged_sample.py).
+    monkeypatch.setattr(search_quality, "STAPLES", [])
+    monkeypatch.setattr(search_quality, "MISSPELLINGS", judged_set.MISSPELLINGS_MORE)
+    outcomes = search_quality.evaluate()
+    rates = search_quality.rates(outcomes)
+    misses = "\n".join(search_quality.report(outcomes))
+    # Floors: what the full catalogue reaches today (bench/RESULTS.md), so a change that
+    # loses ground fails here; the issue's targets (search_quality.TARGETS) are higher
+    # for first-row staples, long and Indian queries and are measured on the full table.
+    floors = {"first": 0.90, "regional": 0.80, "long": 0.65, "indian": 0.90}
+    for kind, floor in floors.items():
+        hits, total = rates[kind]
+        assert total >= 30 and hits / total >= floor, (kind, misses)
+    hits, total = rates["misspelling"]
+    assert total >= 30 and hits / total >= search_quality.MISSPELLING_TARGET, misses

@@ -30,7 +30,7 @@ SOURCES = {
     "fdc": DATA / "lookalikes" / "fooddata.csv",
     "ifct": DATA / "ifct" / "compositions.csv",
 }
-_M0007 = importlib.import_module("catalogue.migrations.0007_ranking_indexes")
+_M0013 = importlib.import_module("catalogue.migrations.0013_typicality_vocabulary")
 
 
 def _state() -> dict[str, object]:
@@ -57,10 +57,14 @@ def _state() -> dict[str, object]:
                 "FROM catalogue_food_phrase"
             )
             state["phrases"] = sorted((*r[:4], public[r[4]], r[5]) for r in cursor.fetchall())
-            cursor.execute("SELECT word, foods FROM catalogue_word WHERE foods > 0")
+            cursor.execute(
+                "SELECT market_id, word, foods, reference FROM catalogue_word WHERE foods > 0"
+            )
             state["words"] = sorted(cursor.fetchall())
+            cursor.execute(_M0013.WORDS_OF.format(t="f", source="catalogue_food", where=""))
+            state["words_from_scratch"] = sorted(cursor.fetchall())
             # What the migration computes from scratch over the same foods.
-            cursor.execute(_M0007.PHRASE_SELECT.format(t="f", source="catalogue_food"))
+            cursor.execute(_M0013.PHRASE_SELECT.format(t="f", source="catalogue_food"))
             state["phrases_from_scratch"] = sorted(
                 (*r[:4], public[r[4]], r[5]) for r in cursor.fetchall()
             )

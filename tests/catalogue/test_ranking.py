@@ -70,15 +70,27 @@ def test_a_class_head_names_the_food_after_it(judged, taster):
     assert names(taster, "almonds")[0][0].lower().startswith(("nuts, almonds", "almonds"))
 
 
-def test_quality_orders_data_type_then_capitals_then_basic_form_then_panel():
+def test_quality_orders_data_type_then_capitals_then_dish_then_basic_form_then_panel():
     full = {"energy_kcal": 1, "protein_g": 1, "fat_g": 1, "carbohydrate_g": 1, "sugars_g": 1,
             "sodium_mg": 1}  # fmt: skip
     assert ranking.quality(data_type="sr_legacy", name="Bananas, raw", headlines=full) == 0
     assert ranking.quality(data_type="survey", name="Rice, cooked, NFS", headlines={}) == 1
     assert ranking.quality(data_type="survey", name="Egg, deviled", headlines=full) == 2
-    assert ranking.quality(data_type="sub_sample", name="BANANAS, RAW", headlines=full) == 12
-    assert ranking.quality(data_type="branded", name="Banana chips", headlines=full) == 18
-    assert ranking.quality(data_type="branded", name="BANANA", headlines={}) == 23
+    # A dish word: the food made into something else, its basic-form marker not counted.
+    assert ranking.quality(data_type="survey", name="Rice, fried, NFS", headlines=full) == 6
+    assert ranking.quality(data_type="survey", name="Tea, bubble", headlines=full) == 6
+    assert ranking.quality(data_type="sub_sample", name="BANANAS, RAW", headlines=full) == 24
+    assert ranking.quality(data_type="branded", name="Banana chips", headlines=full) == 34
+    assert ranking.quality(data_type="branded", name="BANANA", headlines={}) == 43
+
+
+def test_a_basic_form_marker_counts_only_before_any_dish_word():
+    assert ranking.typicality("Rice, white, cooked, NFS") == (False, True)
+    assert ranking.typicality("Rice, fried, NFS") == (True, False)
+    assert ranking.typicality("Bacon, meatless") == (True, False)
+    assert ranking.typicality("Zucchini, pickled") == (True, False)
+    assert ranking.typicality("Steak sauce") == (True, False)
+    assert ranking.typicality("Egg, whole, raw") == (False, True)
 
 
 def test_search_forms_hold_heads_and_stems():

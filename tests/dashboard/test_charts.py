@@ -64,3 +64,19 @@ def test_stacked_bars_split_each_total_into_its_series_bottom_first():
         ("quota", 2),
         ("failed", 2),
     ]
+
+
+def test_daily_axis_labels_are_far_enough_apart_for_a_phone():
+    """Issue 29: at most 5 labels over 30 days, today's included, none overlapping the
+    last (which ends at the chart's right edge)."""
+    import datetime as dt
+
+    from foodservice.dashboard.views.usage import daily_chart
+    from metering.selectors import UsagePoint
+
+    start = dt.date(2026, 3, 1)
+    chart = daily_chart([UsagePoint(start + dt.timedelta(days=i), i) for i in range(30)])
+    ticked = [bar for bar in chart.bars if bar.tick]
+    assert len(ticked) == 5 and ticked[-1] is chart.bars[-1]
+    label_width = 6 * 13  # "20 Nov" at the phone's 24-unit text, about 13 units a glyph
+    assert ticked[-1].right - label_width > ticked[-2].centre + label_width / 2

@@ -36,9 +36,16 @@ def test_usage_page_shows_the_window_and_hourly_and_daily_bars(owner_client, ver
     usage_flush()
     page = owner_client.get("/usage/").content.decode()
     assert "3</strong> of 250 requests used" in page
-    hourly, daily = bar_values(page, "chart-hourly"), bar_values(page, "chart-daily")
+    hourly = bar_values(page, "chart-hourly")
     assert len(hourly) == 24 and hourly[-1] == 3 and sum(hourly) == 3
-    assert len(daily) == 30 and daily[-1] == 3
+    assert 'aria-current="page">24 h</a>' in page
+    assert "usage.csv?by=hour&amp;period=24h" in page
+    for name, days in (("7d", 7), ("30d", 30)):  # the range switch (issue 29.5)
+        page = owner_client.get(f"/usage/?range={name}").content.decode()
+        daily = bar_values(page, "chart-daily")
+        assert len(daily) == days and daily[-1] == 3 and sum(daily) == 3
+        assert f"usage.csv?by=day&amp;period={name}" in page
+    assert owner_client.get("/usage/?range=1y").status_code == 400
 
 
 def test_account_charts_add_up_every_key(owner_client, verified, clock):
@@ -75,16 +82,15 @@ def test_key_history_survives_rotation(owner_client, verified, clock):
     assert "History kept across rotations" in page
 
 
-def test_paid_accounts_daily_chart_covers_the_billing_period(owner_client, verified, clock):
+def test_a_paid_accounts_first_day_has_thirty_day_bars(owner_client, verified, clock):
+    """Issue 29: the daily chart of a billing period one day old was one wide bar."""
     from accounts.services import account_set_tier
 
     account_set_tier(account=verified, tier="sous_chef")
     key_create(account=verified, label="a")
-    clock.shift(3 * 86400)
-    page = owner_client.get("/usage/").content.decode()
-    assert "This billing period, by day" in page
-    assert "Since 10 March 2026." in page
-    assert len(bar_values(page, "chart-daily")) == 4
+    page = owner_client.get("/usage/?range=30d").content.decode()
+    assert len(bar_values(page, "chart-daily")) == 30
+    assert "No requests in this range yet." in page
 
 
 def test_charts_are_accessible_images_with_a_data_table(owner_client, verified):
@@ -113,8 +119,8 @@ def test_usage_csv_lists_each_keys_days(owner_client, verified, clock):
         "burst_429",
         "failed_5xx",
     ]
-    assert rows[-1] == ["2026-03-10", str(key.pk), "'=cmd|' /C calc'!A0", "2", "0", "0", "0"]
-    assert len(rows) == 1 + 30
+    # No rows from before the key existed; one key, so no "all" rows.
+    assert rows[1:] == [["2026-03-10", str(key.pk), "'=cmd|' /C calc'!A0", "2", "0", "0", "0"]]
 
 
 def test_usage_csv_by_hour(owner_client, verified, clock):
@@ -124,8 +130,33 @@ def test_usage_csv_by_hour(owner_client, verified, clock):
     rows = list(
         csv.reader(io.StringIO(owner_client.get("/usage/usage.csv?by=hour").content.decode()))
     )
-    assert rows[0][0] == "hour_utc" and len(rows) == 1 + 24
-    assert rows[-1] == ["2026-03-10T14:00:00Z", str(key.pk), "a", "1", "0", "0", "0"]
+    assert rows[0][0] == "hour_utc"
+    assert rows[1:] == [["2026-03-10T14:00:00Z", str(key.pk), "a", "1", "0", "0", "0"]]
+
+
+def test_csv_starts_at_each_keys_creation_and_adds_keys_up(owner_client, verified, clock):
+    old, old_secret = key_create(account=verified, label="old")
+    call_api(old_secret, 1)
+    clock.shift(2 * 3600)
+    new, new_secret = key_create(account=verified, label="new")
+    call_api(new_secret, 2)
+    call_api(old_secret, 1)
+    usage_flush()
+    rows = list(
+        csv.reader(io.StringIO(owner_client.get("/usage/usage.csv?by=hour").content.decode()))
+    )
+    by_key = {(r[0], r[1]): r[3] for r in rows[1:]}
+    old_rows = [r for r in rows[1:] if r[1] == str(old.pk)]
+    new_rows = [r for r in rows[1:] if r[1] == str(new.pk)]
+    assert [r[0] for r in old_rows] == [f"2026-03-10T{h}:00:00Z" for h in (14, 15, 16)]
+    assert [r[0] for r in new_rows] == ["2026-03-10T16:00:00Z"]
+    totals = [r for r in rows[1:] if r[1] == "all"]
+    assert len(totals) == 24 and {r[2] for r in totals} == {"All keys"}
+    assert by_key[("2026-03-10T16:00:00Z", "all")] == "3"
+    assert by_key[("2026-03-10T14:00:00Z", "all")] == "1"
+    week = owner_client.get("/usage/usage.csv?by=day&period=7d").content.decode()
+    assert week.splitlines()[-1] == "2026-03-10,all,All keys,4,0,0,0"
+    assert owner_client.get("/usage/usage.csv?period=1y").status_code == 400
 
 
 def test_usage_csv_refuses_an_unknown_granularity(owner_client):
@@ -172,7 +203,7 @@ def test_taster_frees_up_text_follows_the_meterings_rolling_schedule(owner_clien
     call_api(secret, 1)  # 17:25
     usage_flush()
     page = owner_client.get("/usage/").content.decode()
-    assert "3 requests free up at 14:00, 2 at 15:00 and 1 at 17:00 UTC" in page
+    assert "3 requests free up at 14:00 on 11 Mar, 2 at 15:00 and 1 at 17:00 UTC" in page
     counts = {hour_of(r.hour): r.count for r in KeyUsageHour.objects.all()}
     schedule = day_releases(counts, hour_of(timezone.now()))
     assert _release_rows(page) == [(at.isoformat(), n) for at, n in schedule]
@@ -182,8 +213,8 @@ def test_taster_frees_up_text_follows_the_meterings_rolling_schedule(owner_clien
     clock.move_to(dt.datetime(2026, 3, 11, 14, 5, tzinfo=dt.UTC))
     page = owner_client.get("/").content.decode()
     assert "3</strong> of 250 requests used" in page
-    assert "2 requests free up at 15:00 and 1 request" not in page
-    assert "2 requests free up at 15:00 and 1 at 17:00 UTC" in page
+    assert "2 requests free up at 15:00 on 11 Mar and 1 request" not in page
+    assert "2 requests free up at 15:00 on 11 Mar and 1 at 17:00 UTC" in page
 
 
 def test_the_frees_up_schedule_adds_up_to_the_live_count(owner_client, verified, clock):
@@ -194,7 +225,7 @@ def test_the_frees_up_schedule_adds_up_to_the_live_count(owner_client, verified,
     call_api(secret, 4)  # not flushed yet: only in the meter's buckets
     page = owner_client.get("/usage/").content.decode()
     assert "6</strong> of 250 requests used" in page
-    assert "2 requests free up at 14:00 and 4 at 15:00 UTC" in page
+    assert "2 requests free up at 14:00 on 11 Mar and 4 at 15:00 UTC" in page
 
 
 def test_a_paid_plan_shows_its_renewal_not_hourly_releases(owner_client, verified, clock):
@@ -248,7 +279,8 @@ def test_charts_stack_admitted_refused_and_failed_requests(owner_client, verifie
     page = owner_client.get("/usage/").content.decode()
     assert "12</strong> of 12 requests used" in page  # the refused never count
     assert outcome_rows(page, "chart-hourly")[-1] == [12, 2, 3, 0]
-    assert outcome_rows(page, "chart-daily")[-1] == [12, 2, 3, 0]
+    daily = owner_client.get("/usage/?range=7d").content.decode()
+    assert outcome_rows(daily, "chart-daily")[-1] == [12, 2, 3, 0]
     assert bar_values(page, "chart-hourly")[-1] == 17  # the bar: every request
     legend = re.search(r'<ul class="legend".*?</ul>', page, re.S).group(0)
     assert [re.sub(r"<[^>]+>", "", li).split() for li in re.findall(r"<li>.*?</li>", legend)] == [
@@ -275,4 +307,5 @@ def test_charts_stack_admitted_refused_and_failed_requests(owner_client, verifie
     assert [r[3:] for r in rows[1:] if r[0] == "2026-03-10T14:00:00Z"] == [
         ["10", "0", "3", "0"],
         ["2", "2", "0", "0"],
+        ["12", "2", "3", "0"],  # all keys
     ]

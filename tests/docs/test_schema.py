@@ -18,6 +18,7 @@ from tests.factories import FoodFactory, MarketFactory
 
 METERED = [
     "/v1/foods",
+    "/v1/suggest",
     "/v1/foods/{public_id}",
     "/v1/nutrients/{nutrient_id}",
     "/v1/categories/{slug}",
@@ -28,6 +29,8 @@ OPERATIONS = [
     ("/v1/market", "get"),
     ("/v1/market", "put"),
     ("/v1/usage", "get"),
+    ("/v1/analysis", "post"),
+    ("/v1/usage/history", "get"),
 ]
 
 
@@ -123,7 +126,12 @@ def test_metered_reads_document_both_429s_and_the_ratelimit_headers(
 
 
 def test_unmetered_operations_carry_no_ratelimit_headers(openapi: dict[str, Any]) -> None:
-    for path, method in [("/v1/usage", "get"), ("/v1/market", "get"), ("/v1/market", "put")]:
+    for path, method in [
+        ("/v1/usage", "get"),
+        ("/v1/usage/history", "get"),
+        ("/v1/market", "get"),
+        ("/v1/market", "put"),
+    ]:
         for response in openapi["paths"][path][method]["responses"].values():
             assert not set(response.get("headers", {})) & set(RATELIMIT_HEADERS)
 
@@ -197,3 +205,11 @@ def test_the_tier_table_follows_the_settings(settings, db: None) -> None:
     (row,) = [line for line in intro.splitlines() if "`sous_chef`" in line]
     assert "123,456" in row and "7 / s" in row and "| 35 |" in row
     assert "250,000" not in intro
+
+
+def test_usage_history_documents_its_parameters(openapi: dict[str, Any]) -> None:
+    operation = openapi["paths"]["/v1/usage/history"]["get"]
+    query = {p["name"]: p for p in operation["parameters"] if p["in"] == "query"}
+    assert set(query) == {"granularity", "period", "start", "end", "key"}
+    assert set(query["period"]["schema"]["enum"]) == {"24h", "7d", "30d"}
+    assert names(problems.InvalidParameter) <= problem_kinds(operation, "400")

@@ -52,7 +52,10 @@ def unthrottled_secret(db) -> str:
 
 
 @hostile
-@given(query=queries, path=st.sampled_from(["/v1/foods", "/v1/market", "/v1/usage"]))
+@given(
+    query=queries,
+    path=st.sampled_from(["/v1/foods", "/v1/suggest", "/v1/market", "/v1/usage"]),
+)
 def test_any_query_string_gets_success_or_a_clear_4xx(query, path, api_client, unthrottled_secret):
     response = api_client.get(f"{path}?{query}", HTTP_X_API_KEY=unthrottled_secret)
     assert response.status_code < 500, (path, query, response.content[:300])

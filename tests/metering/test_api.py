@@ -97,7 +97,9 @@ def test_quota_429_carries_retry_after_and_ratelimit_headers(api_client, clock):
     assert body["retry_after"] == 24 * 3600 - 25 * 60 == int(response["Retry-After"])
     assert response["RateLimit-Remaining"] == "0"
     assert response["RateLimit-Limit"] == "3"
-    assert response["RateLimit-Reset"] == "2100"
+    # One moment (issue 24.9): the reset is when a request is admitted again.
+    assert response["RateLimit-Reset"] == response["Retry-After"]
+    assert int(response["X-RateLimit-Reset"]) == int(T0.timestamp()) + body["retry_after"]
     assert all(name in response for name in IETF)
     assert usage(api_client, secret)["request_count"] == 3  # the 429 was not counted
 
@@ -115,7 +117,8 @@ def ietf_t(response, policy: str) -> tuple[int, int]:
 def test_quota_t_at_zero_is_the_wait_until_a_request_is_admitted(api_client, clock):
     """Issue 14.4: with r=0 the quota's t says when a request is admitted again (the
     hours aging out), from the response that spent the last request on; on the 429 it
-    equals Retry-After, while RateLimit-Reset stays the top of the next hour (spec)."""
+    equals Retry-After, and so do RateLimit-Reset and X-RateLimit-Reset (issue 24.9: one
+    moment on a quota 429; the top of the next hour would free nothing)."""
     account = custom_account(4)
     _, secret = key_create(account=account, label="k")
     read(api_client, secret)
@@ -127,7 +130,11 @@ def test_quota_t_at_zero_is_the_wait_until_a_request_is_admitted(api_client, clo
     wait = 23 * 3600 - 25 * 60  # the first hour's request ages out at 14:00 tomorrow
     assert ietf_t(last, "quota") == (0, wait)
     assert ietf_t(refused, "quota") == (0, wait) and int(refused["Retry-After"]) == wait
-    assert refused["RateLimit-Reset"] == last["RateLimit-Reset"] == "2100"
+    assert refused["RateLimit-Reset"] == last["RateLimit-Reset"] == str(wait)
+    assert int(refused["X-RateLimit-Reset"]) == int(T0.timestamp()) + 3600 + wait
+    assert usage(api_client, secret)["period_end"] == (
+        (T0 + timedelta(seconds=3600 + wait)).isoformat().replace("+00:00", "Z")
+    )
     assert usage(api_client, secret)["request_count"] == 4  # the probe counted nothing
     clock.shift(wait)
     assert read(api_client, secret).status_code == 200
@@ -186,7 +193,7 @@ def test_usage_answers_over_quota_and_agrees_with_the_last_headers(api_client, c
         "request_quota": 2,
         "request_count": 2,
         "remaining": int(last["RateLimit-Remaining"]),
-        "period_end": "2026-03-10T15:00:00Z",
+        "period_end": "2026-03-11T14:00:00Z",  # spent: when 14:00 today ages out
     }
     end = datetime.fromisoformat(data["period_end"])
     assert int(end.timestamp()) == int(last["X-RateLimit-Reset"])

@@ -69,4 +69,6 @@ def test_a_spent_rolling_day_gives_the_wait_until_room_as_t():
     headers = ratelimit_headers(decision_for(tally, window=window, bucket=None, now=NOW))
     frees = datetime(2026, 3, 11, 11, tzinfo=UTC)  # 11:00 today ages out at 11:00 tomorrow
     assert headers["RateLimit"] == f'"quota";r=0;t={int((frees - NOW).total_seconds())}'
-    assert headers["RateLimit-Reset"] == "2100"  # spec 8.4: the top of the next hour
+    # Nothing left: allowance next frees up when the 11:00 hour ages out (issue 24.9).
+    assert headers["RateLimit-Reset"] == str(int((frees - NOW).total_seconds()))
+    assert headers["X-RateLimit-Reset"] == str(int(frees.timestamp()))

@@ -3,13 +3,16 @@
 Idempotent: ensures the demo account (demo@example.com, Taster, market US or the first
 market offered), then gives it a working key and prints the secret and a ``curl`` line.
 The raw secret is never stored, so a re-run rotates the active "demo" key (a new secret
-each run) and creates it when there is none.
+each run) and creates it when there is none. It also prints how to sign in to the
+dashboard: the account has no password until one is set through "Forgot your
+password?" (issue 24.10), whose e-mail the development server prints on its console.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import CommandParser
 from django.utils import timezone
 
@@ -49,8 +52,24 @@ class Command(ServiceCommand):
             f'key {key.pk} "{LABEL}".\n'
             f"API key (new on every run, shown once): {secret}\n"
             f"Try it:\n"
-            f'  curl -H "X-API-Key: {secret}" "http://{host}:{options["port"]}/v1/foods?q=butter"'
+            f'  curl -H "X-API-Key: {secret}" "http://{host}:{options["port"]}/v1/foods?q=butter"\n'
+            + sign_in_help(account, f"http://{host}:{options['port']}")
         )
+
+
+def sign_in_help(account: Account, base: str) -> str:
+    """How to sign in to the dashboard as the demo account."""
+    if account.owner.has_usable_password():
+        return f"Dashboard: {base}/login/ as {EMAIL} with the password set for it."
+    where = (
+        "printed on this console"
+        if settings.EMAIL_BACKEND.endswith("console.EmailBackend")
+        else f"e-mailed to {EMAIL}"
+    )
+    return (
+        f"Dashboard: {EMAIL} has no password yet. Open {base}/password-reset/, enter "
+        f"{EMAIL}, and follow the link ({where}) to set one; then sign in at {base}/login/."
+    )
 
 
 def _demo_account() -> Account:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django import template
 from django.utils import timezone
@@ -63,14 +63,31 @@ def ago(moment: datetime | None) -> str:
 
 @register.filter
 def releases_text(releases: Sequence[Release], shown: int = 3) -> str:
-    """When a rolling day's usage frees up, in words: "12 requests free up at 14:00,
-    30 at 15:00 and 8 at 16:00 UTC" (the first ``shown`` hours, then how many more)."""
+    """When a rolling day's usage frees up, in words: "12 requests free up at 14:00 on
+    26 Nov, 30 at 15:00 and 8 at 16:00 UTC" (the first ``shown`` hours, then how many
+    more). The date is given with the first time and again where it changes, so
+    tomorrow's 09:00 never reads as this morning's (issue 29)."""
     if not releases:
         return ""
-    first, *rest = releases[:shown]
+    parts = []
+    day = None
+    for r in releases[:shown]:
+        when = f"{r.at:%H:%M}"
+        if r.at.date() != day:
+            day = r.at.date()
+            when += f" on {r.at.day} {r.at:%b}"
+        parts.append(f"{r.requests:,} at {when}")
+    first = releases[0]
     verb = "request frees" if first.requests == 1 else "requests free"
-    parts = [f"{first.requests:,} {verb} up at {first.at:%H:%M}"]
-    parts += [f"{r.requests:,} at {r.at:%H:%M}" for r in rest]
+    parts[0] = f"{first.requests:,} {verb} up at" + parts[0][len(f"{first.requests:,} at") :]
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     later = sum(r.requests for r in releases[shown:])
     return f"{text} UTC" + (f", {later:,} more later" if later else "")
+
+
+@register.filter
+def soon(moment: datetime | None) -> bool:
+    """Whether ``moment`` is within the next 7 days (a key's expiry worth pointing out)."""
+    if moment is None:
+        return False
+    return timezone.now() < moment <= timezone.now() + timedelta(days=7)

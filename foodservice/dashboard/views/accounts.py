@@ -24,7 +24,7 @@ from accounts.backends import client_of
 from accounts.middleware import refusal_response
 from accounts.models import Account, User
 from accounts.selectors import markets_offered_named
-from accounts.services import account_for_user, user_verify_email
+from accounts.services import account_for_user, user_password_reset_audit, user_verify_email
 from accounts.tiers import Tier, tier_limits
 from foodservice.dashboard.forms import (
     SELF_SERVE_TIERS,
@@ -100,7 +100,7 @@ def verify_email(request: HttpRequest, token: str) -> HttpResponse:
     user = User.objects.filter(pk=claim.user_id).first() if claim else None
     if user is None or claim is None or user.email != claim.email:
         return render(request, "registration/verify_failed.html", status=400)
-    user_verify_email(user=user)
+    user_verify_email(user=user, actor=Actor.for_user(user, request))
     messages.success(request, f"{user.email} is verified. You can now create API keys.")
     if request.user.is_authenticated and request.user.pk == user.pk:
         return redirect("keys:list")
@@ -159,8 +159,11 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     success_url = reverse_lazy("password_reset_complete")
 
     def form_valid(self, form):  # type: ignore[no-untyped-def]
-        user_verify_email(user=form.user)
-        return super().form_valid(form)
+        actor = Actor.for_user(form.user, self.request)
+        user_verify_email(user=form.user, actor=actor)
+        response = super().form_valid(form)
+        user_password_reset_audit(user=form.user, actor=actor)  # issue 29: in Activity
+        return response
 
 
 # --- Overview, plan, market ----------------------------------------------------------------
@@ -180,6 +183,13 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "key_used": any(k.last_used_at for k in keys),
         "market_name": market_label(account.market),
     }
+    # Once every step is done the checklist gives way to the snippet alone (issue 29).
+    context["started"] = bool(
+        request.user.email_verified_at
+        and account.market
+        and context["key_count"]
+        and context["key_used"]
+    )
     return render(request, "accounts/dashboard.html", context)
 
 

@@ -10,7 +10,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from foodservice.dashboard.views.accounts import account_of
-from metering.alerts.services import alerts_set_enabled
+from metering.alerts.services import alerts_set_enabled, expiry_alerts_set_enabled
 
 
 class QuotaAlertsForm(forms.Form):
@@ -28,4 +28,19 @@ def quota_alerts(request: HttpRequest) -> HttpResponse:
         messages.success(request, "Quota alerts are on: we e-mail you at 80 % and 100 %.")
     else:
         messages.success(request, "Quota alerts are off.")
+    return redirect("plan")
+
+
+@login_required
+@require_POST
+def expiry_alerts(request: HttpRequest) -> HttpResponse:
+    """The key expiry reminders' switch (issue 29.2), like the quota alerts'."""
+    form = QuotaAlertsForm(request.POST)
+    form.is_valid()
+    enabled = bool(form.cleaned_data.get("enabled"))
+    expiry_alerts_set_enabled(account=account_of(request), enabled=enabled)
+    if enabled:
+        messages.success(request, "Key expiry reminders are on: 7 days and 1 day before.")
+    else:
+        messages.success(request, "Key expiry reminders are off.")
     return redirect("plan")

@@ -16,14 +16,25 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.audit.actors import Actor
+from accounts.audit.actors import Actor, client_address
 from accounts.models import Account
 from foodservice.core import problems
-from foodservice.dashboard.key_forms import KeyCreateForm, KeyLabelForm, KeyRotateForm
+from foodservice.dashboard.key_forms import (
+    KeyAddressesForm,
+    KeyCreateForm,
+    KeyLabelForm,
+    KeyRotateForm,
+)
 from foodservice.dashboard.views.accounts import account_of, own_key
 from keys.models import ApiKey, KeyState
 from keys.selectors import active_key_count, keys_for_account
-from keys.services import key_create, key_rename, key_revoke, key_rotate
+from keys.services import (
+    key_create,
+    key_rename,
+    key_revoke,
+    key_rotate,
+    key_set_allowed_addresses,
+)
 from metering.selectors import key_usage_in_window
 
 UNVERIFIED = "Verify your e-mail address before creating keys: open the link we sent you."
@@ -84,7 +95,10 @@ def create(request: HttpRequest) -> HttpResponse:
     if form.is_valid() and form.spend():
         try:
             key, secret = key_create(
-                account=account, label=form.cleaned_data["label"], actor=Actor.for_request(request)
+                account=account,
+                label=form.cleaned_data["label"],
+                expires_at=form.cleaned_data["expires_at"],
+                actor=Actor.for_request(request),
             )
         except problems.KeyLimitReached:
             form.renew()  # the page's own limit message says why, in one place
@@ -155,3 +169,25 @@ def rename(request: HttpRequest, key_id: int) -> HttpResponse:
             messages.success(request, f"The key is now called “{key.label}”.")
             return redirect("keys:list")
     return render(request, "keys/rename.html", {"key": key, "form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def addresses(request: HttpRequest, key_id: int) -> HttpResponse:
+    """Edit the addresses ``key`` may be used from (issue 29.3); a request from anywhere
+    else is refused with the opaque 401, as an unknown key is."""
+    key = own_key(request, key_id)
+    initial = {"addresses": "\n".join(key.allowed_addresses or [])}
+    form = KeyAddressesForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        allowed = form.cleaned_data["addresses"]
+        key_set_allowed_addresses(key=key, addresses=allowed, actor=Actor.for_request(request))
+        if allowed:
+            messages.success(
+                request, f"“{key.label}” now works only from {len(allowed)} address(es)."
+            )
+        else:
+            messages.success(request, f"“{key.label}” works from any address.")
+        return redirect("keys:list")
+    context = {"key": key, "form": form, "your_address": client_address(request)}
+    return render(request, "keys/addresses.html", context)

@@ -13,7 +13,8 @@ counts by up to ``METER_FLUSH_SECONDS``; the headline comes from the live meter.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from django.contrib.auth.decorators import login_required
@@ -27,6 +28,7 @@ from foodservice.dashboard.views.accounts import account_of, own_key
 from keys.models import ApiKey
 from keys.selectors import keys_for_account
 from metering import selectors
+from metering.history_range import HistoryRange, RangeError, parse_range, period_range
 from metering.selectors import UsagePoint
 
 CSV_GRANULARITIES = ("day", "hour")
@@ -64,7 +66,9 @@ def _sum_series(series: Sequence[list[UsagePoint]]) -> list[UsagePoint]:
 
 
 def _hour_label(start: datetime) -> str:
-    return f"{start:%d %b %H:00} to {start + timedelta(hours=1):%H:00} UTC"
+    """ "24 Nov 12:00-13:00": short enough for one line of a phone's numbers table (the
+    table's heading and the page say the times are UTC)."""
+    return f"{start:%d %b %H:00}-{start + timedelta(hours=1):%H:00}"
 
 
 def _ticked(i: int, n: int, step: int) -> bool:
@@ -90,9 +94,9 @@ def hourly_chart(points: Sequence[UsagePoint]) -> BarChart:
 
 
 def daily_chart(points: Sequence[UsagePoint]) -> BarChart:
-    """One bar a day stacked by outcome; about 8 axis labels whatever the period's
-    length, today's included."""
-    step = max(1, -(-len(points) // 8))
+    """One bar a day stacked by outcome; about 5 axis labels whatever the period's
+    length (they must fit a phone's width, issue 29), today's included."""
+    step = max(1, -(-len(points) // 5))
     return stacked_bar_chart(
         points=[
             (
@@ -106,11 +110,50 @@ def daily_chart(points: Sequence[UsagePoint]) -> BarChart:
     )
 
 
-def _charts(hourly: list[UsagePoint], daily: list[UsagePoint]) -> dict[str, object]:
+RANGES = {
+    "24h": "Last 24 hours, by hour",
+    "7d": "Last 7 days, by day",
+    "30d": "Last 30 days, by day",
+}
+
+
+def history_range(
+    request: HttpRequest, *, now: datetime, key_id: int | None = None
+) -> HistoryRange:
+    """The range the usage pages' switch chose (``?range=24h|7d|30d``, 24h by default):
+    by hour over a day, else by UTC day. Raises ``RangeError`` for anything else."""
+    name = request.GET.get("range", "24h")
+    if name not in RANGES:
+        raise RangeError("range", "range must be 24h, 7d or 30d.")
+    return period_range(
+        name, granularity="hour" if name == "24h" else "day", now=now, key_id=key_id
+    )
+
+
+def range_chart(points: list[UsagePoint], history: HistoryRange) -> BarChart:
+    """Hourly or daily bars of ``points``, as the range's granularity says."""
+    if history.granularity == "hour":
+        return hourly_chart(points)
+    return daily_chart([replace(p, start=p.start.date()) for p in points])  # type: ignore[union-attr]
+
+
+def _range_context(
+    request: HttpRequest, history: HistoryRange, points: list[UsagePoint]
+) -> dict[str, object]:
+    name = request.GET.get("range", "24h")
+    chart = range_chart(points, history)
     return {
-        "hourly": hourly_chart(hourly) if hourly else None,
-        "daily": daily_chart(daily) if daily else None,
-        "daily_since": daily[0].start if daily else None,
+        "chart": chart,
+        "chart_id": "chart-hourly" if history.granularity == "hour" else "chart-daily",
+        "range": name,
+        "range_title": RANGES[name],
+        "ranges": [(key, key.replace("h", " h").replace("d", " d")) for key in RANGES],
+        "csv_query": f"by={history.granularity}&period={name}",
+        "unused": chart.total == 0,
+        "unit_name": history.granularity,
+        "chart_title": f"Requests per {history.granularity} by outcome, "
+        + RANGES[name].split(",")[0].lower(),
+        "chart_unit": "Hour (UTC)" if history.granularity == "hour" else "Day (UTC)",
     }
 
 
@@ -120,17 +163,23 @@ def _charts(hourly: list[UsagePoint], daily: list[UsagePoint]) -> dict[str, obje
 @login_required
 @require_GET
 def usage(request: HttpRequest) -> HttpResponse:
-    """The account's usage: the window's headline, hourly and daily charts, every key."""
+    """The account's usage: the window's headline, one chart of the chosen range (24
+    hours by hour, 7 or 30 days by day; ``usage_history``, as GET /v1/usage/history and
+    the CSV read it), every key's outcomes in the window."""
     account = account_of(request)
     now = timezone.now()
+    try:
+        history = history_range(request, now=now)
+    except RangeError as error:
+        return HttpResponseBadRequest(error.detail, content_type="text/plain")
     keys = list(keys_for_account(account=account))
-    hourly = _sum_series([selectors.key_usage_hourly(key=k, now=now) for k in keys])
-    daily = _sum_series([selectors.key_usage_daily(key=k, now=now) for k in keys])
+    points = selectors.usage_history(account_id=account.pk, history=history)
     outcomes = selectors.key_outcomes_in_window(account=account, now=now)
     context = {
         "account": account,
         "limits": account.limits,
         "usage": selectors.usage_summary(account=account, now=now),
+        "has_keys": bool(keys),
         "rows": [
             {
                 "key": k,
@@ -140,7 +189,7 @@ def usage(request: HttpRequest) -> HttpResponse:
             }
             for k in keys
         ],
-        **_charts(hourly, daily),
+        **_range_context(request, history, points),
     }
     return render(request, "usage/usage.html", context)
 
@@ -148,19 +197,22 @@ def usage(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def key_usage(request: HttpRequest, key_id: int) -> HttpResponse:
-    """One key's history (kept across rotations): hourly and daily charts."""
+    """One key's history (kept across rotations), in the range the switch chose."""
     account = account_of(request)
     key = own_key(request, key_id)
     now = timezone.now()
-    hourly = selectors.key_usage_hourly(key=key, now=now)
-    daily = selectors.key_usage_daily(key=key, now=now)
+    try:
+        history = history_range(request, now=now, key_id=key.pk)
+    except RangeError as error:
+        return HttpResponseBadRequest(error.detail, content_type="text/plain")
+    points = selectors.usage_history(account_id=account.pk, history=history)
     context = {
         "account": account,
         "limits": account.limits,
         "key": key,
         "state": key.state_at(now),
         "requests": selectors.key_usage_in_window(account=account, now=now).get(key.pk, 0),
-        **_charts(hourly, daily),
+        **_range_context(request, history, points),
     }
     return render(request, "usage/key.html", context)
 
@@ -173,57 +225,74 @@ def _cell(text: str) -> str:
     return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def _csv_response(*, filename: str, by: str, keys: Iterable[ApiKey], now: datetime) -> HttpResponse:
+def _csv_response(
+    *, filename: str, history: HistoryRange, keys: Sequence[ApiKey], account_id: int
+) -> HttpResponse:
+    """One row per key and bucket of ``history`` from the bucket the key was created in
+    (no rows from before it existed), then, for more than one key, one ``all`` row per
+    bucket: every key added up. Read by ``usage_history_by_key``, as GET
+    /v1/usage/history reads it."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     writer = csv.writer(response)
+    by = history.granularity
     writer.writerow(
         ["hour_utc" if by == "hour" else "date_utc", "key_id", "key_label", *CSV_OUTCOME_COLUMNS]
     )
+    series = selectors.usage_history_by_key(account_id=account_id, history=history)
+
+    def stamp(start: datetime) -> str:
+        return start.strftime("%Y-%m-%dT%H:00:00Z") if by == "hour" else start.date().isoformat()
+
     for key in keys:
-        series = (
-            selectors.key_usage_hourly(key=key, now=now)
-            if by == "hour"
-            else selectors.key_usage_daily(key=key, now=now)
-        )
-        for point in series:
-            start = point.start
-            stamp = (
-                start.strftime("%Y-%m-%dT%H:00:00Z")
-                if isinstance(start, datetime)
-                else start.isoformat()
-            )
-            writer.writerow([stamp, key.pk, _cell(key.label), *_outcomes(point)])
+        for point in series.get(key.pk, []):
+            if point.start + history.step > key.created_at:  # type: ignore[operator]
+                writer.writerow([stamp(point.start), key.pk, _cell(key.label), *_outcomes(point)])  # type: ignore[arg-type]
+    if len(keys) > 1:
+        for point in selectors.usage_history(account_id=account_id, history=history):
+            writer.writerow([stamp(point.start), "all", "All keys", *_outcomes(point)])  # type: ignore[arg-type]
     return response
 
 
-def _granularity(request: HttpRequest) -> str | None:
+def _csv_range(request: HttpRequest, key_id: int | None = None) -> HistoryRange | str:
+    """The CSV's range: ``by`` (``day``, the default, or ``hour``) and optionally
+    ``period`` (``24h``, ``7d``, ``30d``: 30 days by day, 24 hours by hour by default)
+    or ``start``/``end`` (parsed as GET /v1/usage/history parses them); else the
+    message of the 400."""
     by = request.GET.get("by", "day")
-    return by if by in CSV_GRANULARITIES else None
+    if by not in CSV_GRANULARITIES:
+        return "by must be day or hour."
+    params = {k: v for k, v in request.GET.items() if k in ("period", "start", "end")}
+    params["granularity"] = by
+    if key_id is not None:
+        params["key"] = str(key_id)
+    try:
+        return parse_range(params, now=timezone.now())
+    except RangeError as error:
+        return f"{error.parameter}: {error.detail}"
 
 
 @login_required
 @require_GET
 def usage_csv(request: HttpRequest) -> HttpResponse:
-    """Every key's requests per day of the billing period (``?by=day``, the default;
-    the last 30 days on Taster) or per hour of the last 24 hours (``?by=hour``)."""
-    by = _granularity(request)
-    if by is None:
-        return HttpResponseBadRequest("by must be day or hour.", content_type="text/plain")
+    """Every key's requests per day of the last 30 days (``?by=day``, the default) or
+    per hour of the last 24 hours (``?by=hour``), then every key added up."""
+    history = _csv_range(request)
+    if isinstance(history, str):
+        return HttpResponseBadRequest(history, content_type="text/plain")
     account = account_of(request)
-    now = timezone.now()
-    name = f"foodservice-usage-{by}-{now:%Y%m%d}.csv"
-    return _csv_response(filename=name, by=by, keys=keys_for_account(account=account), now=now)
+    name = f"foodservice-usage-{history.granularity}-{timezone.now():%Y%m%d}.csv"
+    keys = list(keys_for_account(account=account))
+    return _csv_response(filename=name, history=history, keys=keys, account_id=account.pk)
 
 
 @login_required
 @require_GET
 def key_usage_csv(request: HttpRequest, key_id: int) -> HttpResponse:
-    """One key's history as CSV, same columns and ``by`` as ``usage_csv``."""
-    by = _granularity(request)
-    if by is None:
-        return HttpResponseBadRequest("by must be day or hour.", content_type="text/plain")
+    """One key's history as CSV, same columns and parameters as ``usage_csv``."""
     key = own_key(request, key_id)
-    now = timezone.now()
-    name = f"foodservice-key-{key.pk}-{by}-{now:%Y%m%d}.csv"
-    return _csv_response(filename=name, by=by, keys=[key], now=now)
+    history = _csv_range(request, key_id=key.pk)
+    if isinstance(history, str):
+        return HttpResponseBadRequest(history, content_type="text/plain")
+    name = f"foodservice-key-{key.pk}-{history.granularity}-{timezone.now():%Y%m%d}.csv"
+    return _csv_response(filename=name, history=history, keys=[key], account_id=key.account_id)

@@ -14,7 +14,7 @@ function setUpCopyButtons() {
       var text = target.value || target.textContent;
       var done = function (message) {
         button.textContent = message;
-        if (status) status.textContent = message === "Copied" ? "Secret copied to the clipboard." : message;
+        if (status) status.textContent = message === "Copied" ? (button.dataset.copyMessage || "Secret copied to the clipboard.") : message;
         window.setTimeout(function () { button.textContent = "Copy"; }, 2000);
       };
       if (navigator.clipboard && window.isSecureContext) {
@@ -39,16 +39,32 @@ function setUpSelectOnFocus() {
   });
 }
 
-// A chart too wide for a phone scrolls inside its box: start at the right end, where
-// the current hour and today are.
-function scrollChartsToLatest() {
-  document.querySelectorAll(".chart-scroll").forEach(function (box) {
-    box.scrollLeft = box.scrollWidth;
+// Chart bars (issue 29.5): pointing at a bar or focusing it writes its numbers under
+// the chart (a polite live region); the arrow keys, Home and End move between bars,
+// which share one tab stop (the latest bar).
+function setUpChartValues() {
+  document.querySelectorAll("[data-chart-value]").forEach(function (box) {
+    var out = document.getElementById(box.dataset.chartValue);
+    var bars = Array.prototype.slice.call(box.querySelectorAll(".stack"));
+    if (!out || !bars.length) return;
+    var show = function (bar) { out.textContent = bar.getAttribute("aria-label"); };
+    bars.forEach(function (bar, i) {
+      bar.addEventListener("mouseenter", function () { show(bar); });
+      bar.addEventListener("focus", function () { show(bar); });
+      bar.addEventListener("keydown", function (event) {
+        var next = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: bars.length - 1 }[event.key];
+        if (next === undefined || next < 0 || next >= bars.length) return;
+        event.preventDefault();
+        bar.setAttribute("tabindex", "-1");
+        bars[next].setAttribute("tabindex", "0");
+        bars[next].focus();
+      });
+    });
   });
 }
 
 document.addEventListener("DOMContentLoaded", function () {
+  setUpChartValues();
   setUpCopyButtons();
   setUpSelectOnFocus();
-  scrollChartsToLatest();
 });

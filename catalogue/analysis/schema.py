@@ -1,0 +1,181 @@
+"""``POST /v1/analysis`` in the OpenAPI schema (issue 26): its body, its answer, its
+problems, and the rules of reading lines as the /docs section of the operation. Loaded
+by ``CatalogueConfig.ready()``. The bodies mirror catalogue/analysis/selectors.py and
+api.py; tests/catalogue/analysis/test_schema.py checks live answers against them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiViewExtension
+from drf_spectacular.utils import OpenApiExample
+
+from catalogue.analysis.api import MAX_LINE_LENGTH, MAX_LINES
+from catalogue.models import DataType
+from catalogue.nutrients import HEADLINES
+from catalogue.schema import _METERED, METERED_NOTE, NULLABLE_NUMBER, NULLABLE_STRING, _object
+from foodservice.core import problems
+from foodservice.core.openapi import component, described, operation, ratelimit_headers
+
+_NUTRIENTS = {h.column: NULLABLE_NUMBER for h in HEADLINES}
+_REF = _object({"id": {"type": "string"}, "name": {"type": "string"}})
+_LINE = {
+    "type": "object",
+    "required": [
+        "text",
+        "status",
+        "quantity",
+        "unit",
+        "grams",
+        "portion",
+        "food",
+        "nutrients",
+        "alternatives",
+    ],
+    "additionalProperties": False,
+    "properties": {
+        "text": {"type": "string", "description": "The line as sent."},
+        "status": {"type": "string", "enum": ["matched", "unmatched"]},
+        "reason": {
+            "type": "string",
+            "description": "Unmatched lines only: why (no food named, none found, no "
+            "amount, or no measure of the matched food for the unit).",
+        },
+        "quantity": NULLABLE_NUMBER | {"description": "null: no amount was written."},
+        "range": _object({"low": {"type": "number"}, "high": {"type": "number"}})
+        | {"description": "Present when the line gave a range; quantity is its mean."},
+        "unit": NULLABLE_STRING
+        | {
+            "description": "Canonical unit: g, kg, mg, oz, lb, ml, l, cup, tbsp, tsp, "
+            "fl oz, pint, quart, ... or a count word (large, slice, clove, ...)."
+        },
+        "grams": NULLABLE_NUMBER,
+        "portion": NULLABLE_STRING
+        | {
+            "description": 'The food\'s household measure used ("1 tbsp = 14.2 g"); '
+            "null for a mass unit, which converts exactly."
+        },
+        "food": _object(
+            {
+                "id": {"type": "string", "example": "sr28-01001"},
+                "name": {"type": "string", "example": "Butter, salted"},
+                "data_type": {"type": "string", "enum": DataType.values},
+            }
+        )
+        | {"nullable": True},
+        "nutrients": _object(
+            _NUTRIENTS,
+            "The record's nutrients_per_100g keys, scaled to "
+            "grams; null where the food does not report one.",
+        )
+        | {"nullable": True},
+        "alternatives": {
+            "type": "array",
+            "maxItems": 3,
+            "items": _REF,
+            "description": "The next candidates, for a person to correct the choice.",
+        },
+    },
+}
+ANALYSIS = component(
+    "Analysis",
+    _object(
+        {
+            "data": _object(
+                {
+                    "ingredients": {"type": "array", "items": _LINE},
+                    "totals": _object(_NUTRIENTS, "Sums of the matched lines."),
+                }
+            ),
+            "meta": _object(
+                {
+                    "market": NULLABLE_STRING,
+                    "lines": {"type": "integer", "minimum": 1},
+                    "matched": {"type": "integer", "minimum": 0},
+                    "incomplete_nutrients": {
+                        "type": "array",
+                        "items": {"type": "string", "enum": list(_NUTRIENTS)},
+                        "description": "Nutrients some matched food does not report: "
+                        "their totals leave those lines out.",
+                    },
+                }
+            ),
+        }
+    ),
+)
+REQUEST: dict[str, Any] = _object(
+    {
+        "ingredients": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_LINES,
+            "items": {"type": "string", "minLength": 1, "maxLength": MAX_LINE_LENGTH},
+        }
+    }
+)
+RULES = f"""
+One result per line, in order. Send 1 to {MAX_LINES} lines of at most {MAX_LINE_LENGTH}
+characters: `{{"ingredients": ["2 tbsp butter", "1 cup whole milk", "2 large eggs"]}}`.
+
+**How a line is read.** An amount: `2`, `0.5`, `1,5`, `1/2`, `1 1/2`, `1-1/2`, `½ ¼ ¾ ⅓ ⅔ ⅛`,
+`a`/`an`/`one`..`twelve`, `half`, `a dozen`, `one and a half`; a range (`2-3`, `2 to 3`)
+counts as its mean and is echoed in `range`. Then a unit, spaced or not (`200g`): mass
+(g, kg, mg, oz, lb and their spellings), volume (ml, cl, dl, l, cup, tbsp/`T`, tsp/`t`,
+fl oz, pint, quart, gallon, pinch, dash) or a count word (large, medium, small, slice,
+clove, can, stick, piece, pat, container, leaf, head, stalk, ...). Then the food.
+Parenthesised text is left out (`1 (15 oz) can` is one can); after a comma only
+preparation and state words count (`broccoli, chopped`). `milk 250 ml` works too.
+
+**Which food.** The food words are searched like `GET /v1/foods?q=` (whole foods first);
+among the first candidates, reference foods (USDA SR28, FNDDS, IFCT) come before
+branded ones and names adding fewer words than the line asked come first (`2 eggs` are
+whole eggs, not yolks); when only branded foods come first, the reference foods are
+searched alone. State words (cooked, raw, boiled, fried, ...) choose the food;
+preparation words (chopped, sliced, diced, shredded, packed, ...) choose the measure
+(`1 cup, chopped` before `1 cup`). `alternatives` lists the next three.
+
+**Grams.** Mass units convert exactly. Volume and count units use the food's own
+household measure (`portion` says which); a volume the food lacks converts through
+another volume measure (1 cup = 16 tbsp = 48 tsp = 236.6 ml). No unit (`1 apple`,
+`10 almonds`) uses the food's count measure: one named after it (`1 almond`), else the
+medium one.
+
+**Unmatched** lines (no food named, none found, no amount, or no measure for the unit)
+carry a `reason`, never a guess, and never fail the request. Nutrients use the keys of a
+record's `nutrients_per_100g`; `meta.incomplete_nutrients` names those a matched food
+does not report. A body that is not this object is a 400 `invalid-ingredients`.
+"""
+
+
+class AnalysisSchema(OpenApiViewExtension):
+    target_class = "catalogue.analysis.api.AnalysisView"
+
+    def view_replacement(self) -> type:
+        return described(
+            self.target_class,
+            post=operation(
+                operation_id="analysis_create",
+                tag="analysis",
+                summary="Analyse a meal or recipe",
+                description=RULES
+                + METERED_NOTE.replace("304, ", "")
+                + " One unit per call, whatever the number of lines.",
+                request={"application/json": REQUEST},
+                examples=[
+                    OpenApiExample(
+                        "A recipe",
+                        value={"ingredients": ["2 tbsp butter", "1 cup whole milk", "qwerty"]},
+                        request_only=True,
+                    )
+                ],
+                body=ANALYSIS,
+                kinds=(
+                    problems.InvalidIngredients,
+                    problems.MalformedRequest,
+                    problems.UnsupportedMediaType,
+                    problems.MarketNotSelected,
+                    *_METERED,
+                ),
+                parameters=ratelimit_headers(),
+            ),
+        )

@@ -1,0 +1,212 @@
+"""``analysis_run``: ingredient lines -> foods, grams and nutrients (issue 26).
+
+Each line is parsed (catalogue.analysis.parser), its food words searched with the
+catalogue's own search (``catalogue.selectors.food_top_ids``: ``food_search``'s relevance
+order, whole foods first); its top ``CANDIDATES`` are put in the order of what a line usually means
+(catalogue.analysis.choosing), and the first of the ``WEIGHED`` best that can weigh the
+line (catalogue.analysis.weighing) is the match; the next three are its
+``alternatives``.
+When every word together matches nothing, the search retries without the first word
+("extra virgin olive oil" -> "virgin olive oil" -> "olive oil"), up to ``RETRIES`` times.
+
+Nutrients are the record's ``nutrients_per_100g`` keys (catalogue.nutrients.HEADLINES)
+scaled to the line's grams; a nutrient a matched food does not report is null on that
+line and listed in ``incomplete`` (its total sums the lines that report it).
+
+Contracts: one result per line, in order; never raises for a line's content. Reads:
+one search per distinct food text (a line repeated costs nothing more), one query for
+every candidate's name, one for the measures and nutrients of those tried.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection, connections
+
+from catalogue.analysis.choosing import by_meaning
+from catalogue.analysis.parser import ParsedLine, parse_line
+from catalogue.analysis.weighing import Weighing, weigh
+from catalogue.models import DataType, Food
+from catalogue.nutrients import HEADLINES
+from catalogue.routing import catalogue_read_alias
+from catalogue.selectors import food_top_ids
+
+CANDIDATES = 50
+ALTERNATIVES = 3
+RETRIES = 2
+# Reference foods: searched again alone when only branded ones came first.
+REFERENCE = (DataType.SR_LEGACY, DataType.FOUNDATION, DataType.SURVEY, DataType.IFCT)
+# Of the candidates in the order of meaning, this many are read whole and tried.
+WEIGHED = 20
+NUTRIENT_KEYS = tuple(h.column for h in HEADLINES)
+_NAME_FIELDS = ("id", "public_id", "name", "data_type")
+_WEIGHT_FIELDS = ("id", "portions", *NUTRIENT_KEYS)
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """``lines``: one result object per line (the API's shape); ``totals``: the sum of
+    the matched lines per nutrient; ``incomplete``: nutrients some matched food does
+    not report."""
+
+    lines: list[dict[str, Any]]
+    totals: dict[str, float | None]
+    incomplete: list[str] = field(default_factory=list)
+
+
+def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
+    """The analysis of ``lines`` among the foods of ``market`` (None: every market)."""
+    parsed = [parse_line(line) for line in lines]
+    found: dict[str, list[int]] = {}
+    for line in parsed:
+        if line.food and line.food not in found:
+            found[line.food] = _candidates(line.food, market)
+    names = _rows({i for ids in found.values() for i in ids}, _NAME_FIELDS)
+    asked = {line.food: _asked(line) for line in parsed}
+    ordered = {words: _by_meaning(ids, names, asked[words]) for words, ids in found.items()}
+    for words, ids in ordered.items():
+        if ids and names[ids[0]]["data_type"] == DataType.BRANDED:
+            # No reference food among the first: branded titles holding the words as a
+            # phrase ("ALL PURPOSE FLOUR") outrank "Wheat flour, white, all-purpose".
+            more = [i for i in _candidates(words, market, REFERENCE) if i not in names]
+            names |= _rows(set(more), _NAME_FIELDS)
+            ordered[words] = _by_meaning(more + found[words], names, asked[words])
+    weighed = _rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
+    results = [
+        _result(text, line, [names[i] | weighed.get(i, {}) for i in ordered.get(line.food, [])])
+        for text, line in zip(lines, parsed, strict=True)
+    ]
+    return _summed(results)
+
+
+def _asked(line: ParsedLine) -> str:
+    """What the line asks of a name: its food words, and its count word."""
+    counted = line.unit is not None and line.unit.kind == "count"
+    return f"{line.food} {line.unit.name}" if counted else line.food  # type: ignore[union-attr]
+
+
+def _rows(ids: set[int], fields: tuple[str, ...]) -> dict[int, dict[str, Any]]:
+    """``fields`` of the foods ``ids``, by id. On PostgreSQL one ``= ANY(array)`` query
+    where the catalogue is read: a few thousand ids (100 lines x 50 candidates) cost a
+    fifth of the ORM's ``IN`` list of as many parameters (bench/RESULTS.md)."""
+    if not ids:
+        return {}
+    if connection.vendor != "postgresql":
+        return {row["id"]: row for row in Food.objects.filter(id__in=ids).values(*fields)}
+    sql = f"SELECT {', '.join(fields)} FROM catalogue_food WHERE id = ANY(%s)"  # noqa: S608 (constant columns)
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute(sql, [sorted(ids)])
+        rows = [dict(zip(fields, row, strict=True)) for row in cursor.fetchall()]
+    for row in rows:  # Django's psycopg setup hands json columns over as text
+        if isinstance(row.get("portions"), str):
+            row["portions"] = json.loads(row["portions"])
+    return {row["id"]: row for row in rows}
+
+
+def _by_meaning(ids: list[int], names: dict[int, dict[str, Any]], words: str) -> list[int]:
+    present = [i for i in ids if i in names]
+    foods = [(names[i]["name"], names[i]["data_type"]) for i in present]
+    return [present[k] for k in by_meaning(foods, words)]
+
+
+def _candidates(words: str, market: str | None, data_types: tuple[str, ...] = ()) -> list[int]:
+    """Ids of the top foods for ``words`` (of ``data_types`` only, if given); a search
+    of every data type is retried without the first word when it finds nothing."""
+    terms = words.split()
+    for _ in range(1 if data_types else RETRIES + 1):
+        ids = food_top_ids(
+            q=" ".join(terms), market=market, limit=CANDIDATES, data_types=data_types
+        )
+        if ids or len(terms) == 1:
+            return ids
+        terms = terms[1:]
+    return []
+
+
+def _result(text: str, line: ParsedLine, candidates: list[dict[str, Any]]) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "text": text,
+        "quantity": line.quantity,
+        "unit": line.unit.name if line.unit else None,
+    }
+    if line.low is not None:
+        base["range"] = {"low": line.low, "high": line.high}  # quantity is their mean
+    if not line.food:
+        return base | _unmatched("No food named: write what was eaten, e.g. '1 cup milk'.")
+    if not candidates:
+        return base | _unmatched(f"No food found for {line.food!r}.")
+    reason = None
+    tried = candidates[:WEIGHED]
+    for food in tried:
+        weighing = weigh(line, food["portions"] or [], food_words=line.food)
+        if weighing.grams is not None:
+            food, weighing = _same_food_fitting(food, weighing, line, tried)
+            others = [c for c in candidates if c is not food][:ALTERNATIVES]
+            return base | _matched(food, weighing.grams, weighing.portion, others)
+        reason = reason or f"{food['name']}: {weighing.reason}"
+    others = candidates[:ALTERNATIVES]
+    return base | _unmatched(reason or "", alternatives=[_ref(c) for c in others])
+
+
+def _same_food_fitting(
+    food: dict[str, Any], weighing: Weighing, line: ParsedLine, tried: list[dict[str, Any]]
+) -> tuple[dict[str, Any], Weighing]:
+    """``food``, or a food of the same name (another source's record of it) whose
+    measure shares the line's preparation when ``food``'s does not ("1 cup chopped
+    broccoli": SR28's "1 cup chopped" before another source's bare "cup")."""
+    if weighing.fits:
+        return food, weighing
+    for other in tried:
+        if other is not food and other["name"].casefold() == food["name"].casefold():
+            better = weigh(line, other["portions"] or [], food_words=line.food)
+            if better.grams is not None and better.fits:
+                return other, better
+    return food, weighing
+
+
+def _matched(
+    food: dict[str, Any], grams: float, portion: str | None, others: list[dict[str, Any]]
+) -> dict[str, Any]:
+    scale = grams / 100
+    nutrients = {
+        key: None if food[key] is None else round(food[key] * scale, 2) for key in NUTRIENT_KEYS
+    }
+    return {
+        "status": "matched",
+        "grams": grams,
+        "portion": portion,
+        "food": _ref(food) | {"data_type": food["data_type"]},
+        "nutrients": nutrients,
+        "alternatives": [_ref(c) for c in others],
+    }
+
+
+def _unmatched(reason: str, *, alternatives: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    return {
+        "status": "unmatched",
+        "reason": reason,
+        "grams": None,
+        "portion": None,
+        "food": None,
+        "nutrients": None,
+        "alternatives": alternatives or [],
+    }
+
+
+def _ref(food: dict[str, Any]) -> dict[str, str]:
+    return {"id": food["public_id"], "name": food["name"]}
+
+
+def _summed(results: list[dict[str, Any]]) -> Analysis:
+    totals: dict[str, float | None] = dict.fromkeys(NUTRIENT_KEYS)
+    incomplete = set()
+    for result in results:
+        for key, value in (result["nutrients"] or {}).items():
+            if value is None:
+                incomplete.add(key)
+            else:
+                totals[key] = round((totals[key] or 0) + value, 2)
+    return Analysis(results, totals, [k for k in NUTRIENT_KEYS if k in incomplete])

@@ -1,0 +1,198 @@
+"""The dashboard of an account that has used the service for a day (issue 29.1), in
+Chromium at 390, 1280 and 1440 px: five keys (one rotated, one revoked), 100-character
+labels with and without spaces, a long e-mail address, the day's quota spent, and every
+outcome (admitted, quota 429, burst 429, failed) in the history.
+
+Screenshots: ``test-artifacts/browser/lived-in-<page>-<width>.png``. Checked on every
+page: no sideways scroll of the page, no header on two rows; on the keys page every
+action of every row lies inside the card."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.utils import timezone
+
+from accounts.models import Account
+from keys.models import ApiKey
+from keys.services import key_create, key_revoke, key_rotate
+from metering.models import KeyUsageHour
+from metering.windows import floor_hour
+from tests.factories import AccountFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WIDTHS = (390, 1280, 1440)
+EMAIL = "alexandra.first-lastname.engineering@example-company.com"
+SPACED = ("nightly batch import of the supplier catalogue for the " * 3)[:100].strip()
+UNBROKEN = ("svc" + "0123456789abcdefghijklmnopqrstuvwxyz" * 3)[:100]
+ROW_ACTIONS = ("Usage", "Rename", "Rotate", "Revoke")
+
+
+def lived_in_account() -> tuple[Account, list[ApiKey]]:
+    """A Taster account (250 requests a rolling day) that spent its quota today: every
+    hour of the last day holds admitted requests, the last hours quota and burst 429s
+    and a few failures; keys[2] was rotated, keys[3] revoked."""
+    account = AccountFactory(
+        owner__email=EMAIL, owner__email_verified_at=timezone.now(), market="US"
+    )
+    labels = [SPACED, UNBROKEN, "laptop", "staging server", "ci"]
+    keys = [key_create(account=account, label=label)[0] for label in labels]
+    ApiKey.objects.filter(pk=keys[4].pk).update(expires_at=timezone.now() + dt.timedelta(days=5))
+    key_rotate(key=keys[2])
+    key_revoke(key=keys[3])
+    now = floor_hour(timezone.now())
+    spent = 0
+    for hours_ago in range(23, -1, -1):
+        n = 10 if hours_ago else settings.FOODSERVICE_TIERS["taster"]["quota"] - spent
+        spent += n
+        KeyUsageHour.objects.create(
+            key=keys[hours_ago % 3],
+            account=account,
+            hour=now - dt.timedelta(hours=hours_ago),
+            count=n,
+            quota_refused=40 if hours_ago == 0 else 0,
+            burst_refused=3 if hours_ago in (0, 5) else 0,
+            failed=1 if hours_ago == 7 else 0,
+        )
+    ApiKey.objects.filter(pk__in=[k.pk for k in keys[:3]]).update(last_used_at=timezone.now())
+    return account, [ApiKey.objects.get(pk=k.pk) for k in keys]
+
+
+def _sign_in(page, live_server, account: Account) -> None:
+    client = Client()
+    client.force_login(account.owner)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies(
+        [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
+    )
+
+
+def _inside(inner: dict, outer: dict) -> bool:
+    return (
+        inner["x"] >= outer["x"] - 0.5
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5
+    )
+
+
+def _check(page, shot, name: str, width: int) -> None:
+    shot(page, f"lived-in-{name}-{width}")
+    scroll, viewport = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll <= viewport, f"{name} at {width}px is {scroll}px wide"
+    if width > 640:  # phones put the navigation on a row of its own, by design
+        header = page.locator(".site-header__inner").bounding_box()
+        assert header["height"] < 70, f"{name} at {width}px: header {header['height']}px tall"
+
+
+def test_every_page_of_a_lived_in_account_fits(page, live_server, shot):
+    account, keys = lived_in_account()
+    _sign_in(page, live_server, account)
+    pages = {
+        "overview": "/",
+        "keys": "/keys/",
+        "usage": "/usage/",
+        "key-usage": f"/usage/keys/{keys[1].pk}/",
+        "key-usage-unused": f"/usage/keys/{keys[4].pk}/",
+        "plan": "/plan/",
+        "activity": "/activity/",
+        "key-addresses": f"/keys/{keys[1].pk}/addresses/",
+        "usage-30d": "/usage/?range=30d",
+    }
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        for name, path in pages.items():
+            page.goto(path)
+            _check(page, shot, name, width)
+        page.goto("/keys/")
+        card = page.locator("section.card", has=page.locator("#keys-heading")).bounding_box()
+        for key in keys:
+            row = page.locator(f"#key-{key.pk}")
+            actions = ROW_ACTIONS if key.revoked_at is None else ROW_ACTIONS[:2]
+            for action in actions:
+                box = row.get_by_role("link", name=action).bounding_box()
+                assert box is not None and _inside(box, card), (key.label, action, width)
+            if key.revoked_at is not None:
+                assert row.get_by_role("link", name="Revoke").count() == 0
+        wrap = page.locator(".keys-table").locator("xpath=..")  # nothing cut by its scroller
+        assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth"), ("keys table", width)
+        label = page.locator(f"#key-{keys[0].pk} .key-label").bounding_box()
+        if width > 640:  # the long label is given room, not squeezed into a column
+            assert label["height"] < 100, f"label is {label['height']}px tall at {width}px"
+        page.goto("/usage/")
+        page.get_by_text("Show the numbers").first.click()
+        _check(page, shot, "usage-numbers", width)
+
+
+def test_a_spent_quota_says_so_and_offers_an_upgrade(page, live_server, shot):
+    account, _ = lived_in_account()
+    _sign_in(page, live_server, account)
+    for path in ("/", "/usage/"):
+        page.goto(path)
+        banner = page.locator("#quota-banner")
+        text = banner.inner_text()
+        assert "used all 250 requests" in text, text
+        assert "429" in text
+        upgrade = banner.get_by_role("link", name="Upgrade")
+        assert upgrade.get_attribute("href") == "/plan/"
+        # The time allowance frees up names its day, so tomorrow's never reads as past.
+        first = floor_hour(timezone.now()) + dt.timedelta(hours=1)
+        expected = f"free up at {first:%H:%M} on {first.day} {first:%b}"
+        assert expected in page.locator(".usage-line").first.inner_text()
+        assert expected in text
+
+
+def test_the_usage_chart_opens_with_its_axis_in_view_on_a_phone(page, live_server, shot):
+    account, _ = lived_in_account()
+    _sign_in(page, live_server, account)
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto("/usage/")
+    scroller = page.locator(".chart-scroll").first
+    assert scroller.evaluate("e => e.scrollLeft") == 0
+    assert scroller.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+
+
+def test_bars_tell_their_numbers_on_hover_and_keyboard_focus(page, live_server, shot):
+    account, _ = lived_in_account()
+    _sign_in(page, live_server, account)
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto("/usage/")
+    value = page.locator("#chart-hourly-value")
+    bars = page.locator("#chart-hourly-value").locator("xpath=..").locator(".stack")
+    assert bars.count() == 24
+    assert [bars.nth(i).get_attribute("tabindex") for i in (0, 23)] == ["-1", "0"]
+    bars.nth(23).focus()  # the current hour, the chart's one tab stop
+    assert "250 requests" not in value.inner_text()
+    latest = value.inner_text()
+    assert "40 quota 429" in latest and "3 burst 429" in latest, latest
+    page.keyboard.press("ArrowLeft")
+    assert "10 requests (10 admitted)" in value.inner_text()
+    assert bars.nth(22).get_attribute("tabindex") == "0"
+    page.keyboard.press("Home")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')").startswith(
+        bars.nth(0).get_attribute("aria-label")[:6]
+    )
+    bars.nth(16).hover()
+    assert "1 failed (5xx)" in value.inner_text()  # 7 hours ago: the one failure
+    shot(page, "lived-in-usage-focus-390")
+    for toggle in page.locator("summary").all():  # at least 24 px to tap (WCAG 2.5.8)
+        assert toggle.bounding_box()["height"] >= 24
+    page.goto("/usage/?range=7d")
+    assert page.locator("svg[aria-labelledby^='chart-daily'] .stack").count() == 7
+    assert page.get_by_role("link", name="7 d").get_attribute("aria-current") == "page"
+
+
+def test_snippets_copy_and_an_unused_key_says_it_has_no_requests(page, live_server, shot):
+    account, keys = lived_in_account()
+    _sign_in(page, live_server, account)
+    page.goto("/")
+    assert page.get_by_role("heading", name="Calling the API").is_visible()  # all done
+    snippet = page.locator("#first-call")
+    assert snippet.get_attribute("tabindex") == "0"
+    page.get_by_role("button", name="Copy the code").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == snippet.inner_text() and "X-API-Key" in copied
+    page.goto(f"/usage/keys/{keys[4].pk}/")
+    assert "No requests yet: this key has never been used." in page.inner_text("main")

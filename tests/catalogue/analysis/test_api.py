@@ -1,0 +1,256 @@
+"""POST /v1/analysis (catalogue/analysis/api.py, selectors.py) on real SR28 rows
+(tests/catalogue/data/sr28, loaded by the real loader), on both backends."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rest_framework.test import APIClient
+
+from accounts.models import Account
+from catalogue.analysis.selectors import NUTRIENT_KEYS
+from keys.services import key_create
+from tests.factories import AccountFactory, FoodFactory, MarketFactory
+
+URL = "/v1/analysis"
+
+
+def _post(client: APIClient, body: object):
+    return client.post(URL, body, format="json")
+
+
+def _lines(client: APIClient, *lines: str) -> list[dict]:
+    response = _post(client, {"ingredients": list(lines)})
+    assert response.status_code == 200, response.content
+    return response.json()["data"]["ingredients"]
+
+
+def test_a_line_is_matched_weighed_and_scaled(sr28_small, taster):
+    (line,) = _lines(taster, "2 tbsp butter")
+    assert line["status"] == "matched"
+    assert line["text"] == "2 tbsp butter"
+    assert (line["quantity"], line["unit"], line["grams"]) == (2, "tbsp", 28.4)
+    assert line["portion"] == "1 tbsp = 14.2 g"
+    assert line["food"] == {"id": "sr28-01001", "name": "Butter, salted", "data_type": "sr_legacy"}
+    assert line["nutrients"]["energy_kcal"] == pytest.approx(717 * 0.284, abs=0.01)
+    assert set(line["nutrients"]) == set(NUTRIENT_KEYS)
+    assert 1 <= len(line["alternatives"]) <= 3
+    assert all(set(alt) == {"id", "name"} for alt in line["alternatives"])
+    assert "sr28-01001" not in {alt["id"] for alt in line["alternatives"]}
+
+
+@pytest.mark.parametrize(
+    ("line", "food", "grams"),
+    [
+        ("1 large egg", "sr28-01123", 50),  # "Egg, whole, raw, fresh", not the yolk
+        ("2 eggs", "sr28-01123", 88),  # no unit: the medium egg
+        ("1 apple", "sr28-09003", 182),
+        ("1 cup shredded cheddar cheese", "sr28-01009", 113),
+        ("4 oz cheddar", "sr28-01009", 113.4),
+        ("1 stick of butter", "sr28-01001", 113),
+        ("3 butter cookies", "sr28-18155", 15),
+        ("2 tbsp chunk style peanut butter", "sr28-16097", 32),
+        ("1 cup buttermilk", "sr28-01088", 245),
+    ],
+)
+def test_real_sr28_lines_find_the_food_meant_and_its_grams(
+    sr28_small, unthrottled, line, food, grams
+):
+    (result,) = _lines(unthrottled, line)
+    assert result["food"]["id"] == food
+    assert result["grams"] == pytest.approx(grams, abs=0.05)
+
+
+def test_a_volume_the_food_lacks_goes_through_another_volume_measure(sr28_small, unthrottled):
+    # Peanut butter is measured in "2 tbsp" and "1 cup": a tsp is a third of a tbsp.
+    (line,) = _lines(unthrottled, "1 tsp chunk style peanut butter")
+    assert line["grams"] == pytest.approx(32 / 6, abs=0.05)
+    assert line["portion"] == "2 tbsp = 32 g"
+
+
+def test_lines_come_back_in_order_and_unmatched_ones_say_why(sr28_small, unthrottled):
+    lines = _lines(unthrottled, "qwerty", "2 tbsp butter", "butter", "2 cups", "2 tbsp butter")
+    assert [line["text"] for line in lines] == [
+        "qwerty", "2 tbsp butter", "butter", "2 cups", "2 tbsp butter"
+    ]  # fmt: skip
+    assert [line["status"] for line in lines] == [
+        "unmatched", "matched", "unmatched", "unmatched", "matched"
+    ]  # fmt: skip
+    for line in (lines[0], lines[2], lines[3]):
+        assert line["food"] is None and line["grams"] is None and line["nutrients"] is None
+        assert line["reason"]
+    assert lines[1] == lines[4] | {"text": "2 tbsp butter"}
+
+
+def test_totals_are_the_sum_of_the_lines(sr28_small, unthrottled):
+    response = _post(
+        unthrottled,
+        {"ingredients": ["2 tbsp butter", "1 large egg", "1 apple", "qwerty", "1 cup buttermilk"]},
+    )
+    body = response.json()
+    lines = [line for line in body["data"]["ingredients"] if line["status"] == "matched"]
+    assert len(lines) == 4 and body["meta"]["matched"] == 4 and body["meta"]["lines"] == 5
+    for key in NUTRIENT_KEYS:
+        values = [line["nutrients"][key] for line in lines if line["nutrients"][key] is not None]
+        expected = pytest.approx(sum(values), abs=0.011) if values else None
+        assert body["data"]["totals"][key] == expected
+        missing = any(line["nutrients"][key] is None for line in lines)
+        assert (key in body["meta"]["incomplete_nutrients"]) == missing
+
+
+def test_a_nutrient_a_matched_food_lacks_is_named_incomplete(db, unthrottled):
+    market = MarketFactory(code="US")
+    portions = [{"description": "1 cup", "gram_weight": 100.0}]
+    FoodFactory(name="Zorblax", market=market, nutrients={"208": 50.0}, portions=portions)
+    body = _post(unthrottled, {"ingredients": ["1 cup zorblax"]}).json()
+    assert body["data"]["totals"]["energy_kcal"] == 50.0
+    assert body["data"]["totals"]["protein_g"] is None
+    assert "protein_g" in body["meta"]["incomplete_nutrients"]
+    assert "energy_kcal" not in body["meta"]["incomplete_nutrients"]
+
+
+def test_a_range_is_said(sr28_small, unthrottled):
+    (line,) = _lines(unthrottled, "2-3 large eggs")
+    assert line["range"] == {"low": 2, "high": 3}
+    assert (line["quantity"], line["grams"]) == (2.5, 125)
+
+
+LONG = "x" * 201
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (["2 tbsp butter"], "body"),
+        ("2 tbsp butter", "body"),
+        ({}, "ingredients"),
+        ({"ingredients": "2 tbsp butter"}, "ingredients"),
+        ({"ingredients": []}, "ingredients"),
+        ({"ingredients": ["1 egg"] * 101}, "ingredients"),
+        ({"ingredients": [LONG]}, "ingredients[0]"),
+        ({"ingredients": ["1 egg", 2]}, "ingredients[1]"),
+        ({"ingredients": ["1 egg", None]}, "ingredients[1]"),
+        ({"ingredients": ["   "]}, "ingredients[0]"),
+        ({"ingredients": ["1 egg\x00"]}, "ingredients[0]"),
+        ({"ingredients": ["1 egg"], "servings": 2}, "servings"),
+    ],
+)
+def test_each_bad_body_is_an_invalid_ingredients_problem(sr28_small, taster, body, field):
+    response = _post(taster, body)
+    assert response.status_code == 400
+    problem = response.json()
+    assert problem["type"] == "/problems/invalid-ingredients"
+    assert problem["doc_url"].endswith("/docs#tag/invalid-ingredients")
+    assert field in {error["field"] for error in problem["errors"]}
+    assert "RateLimit-Remaining" in response  # counted like any read
+
+
+def test_a_body_that_is_not_json_is_malformed(sr28_small, taster):
+    response = taster.post(URL, b"{not json", content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["type"] == "/problems/malformed-request"
+
+
+def test_a_full_body_of_100_long_lines_is_accepted(sr28_small, unthrottled):
+    line = "2 tbsp butter " + "é" * 186  # 200 characters, 2 bytes each past the ASCII
+    response = _post(unthrottled, {"ingredients": [line] * 100})
+    assert response.status_code == 200
+    assert len(response.json()["data"]["ingredients"]) == 100
+
+
+def test_a_call_is_metered_once_whatever_its_lines(sr28_small, taster):
+    first = _post(taster, {"ingredients": ["2 tbsp butter"]})
+    second = _post(taster, {"ingredients": ["2 tbsp butter", "1 apple", "1 egg", "qwerty"]})
+    assert int(second["RateLimit-Remaining"]) == int(first["RateLimit-Remaining"]) - 1
+    assert taster.get("/v1/usage").json()["data"]["request_count"] == 2
+
+
+def test_a_taster_without_market_is_refused(sr28_small, taster_no_market):
+    response = _post(taster_no_market, {"ingredients": ["2 tbsp butter"]})
+    assert response.status_code == 403
+    assert response.json()["type"] == "/problems/market-not-selected"
+
+
+def test_a_taster_gets_its_markets_foods_only(sr28_small):
+    india = MarketFactory(code="IN", name="India")
+    portions = [{"description": "1 tbsp", "gram_weight": 12.0}]
+    FoodFactory(name="Butter, white", market=india, nutrients={"208": 700.0}, portions=portions)
+    account: Account = AccountFactory(market="IN")
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=key_create(account=account, label="in")[1])
+    (line,) = _lines(client, "1 tbsp butter")
+    assert line["food"]["name"] == "Butter, white" and line["grams"] == 12
+    assert line["alternatives"] == []  # the US butters are not this market's
+    assert (
+        client.post(URL, {"ingredients": ["1 tbsp butter"]}, format="json").json()["meta"]["market"]
+        == "IN"
+    )
+
+
+def test_unauthenticated_is_401(db):
+    assert APIClient().post(URL, {"ingredients": ["1 egg"]}, format="json").status_code == 401
+
+
+@given(lines=st.lists(st.text(max_size=210), min_size=1, max_size=4))
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_any_lines_are_answered_without_a_server_error(sr28_small, unthrottled, lines):
+    response = _post(unthrottled, {"ingredients": lines})
+    assert response.status_code in (200, 400), response.content
+    if response.status_code == 200:
+        results = response.json()["data"]["ingredients"]
+        assert [r["text"] for r in results] == lines
+    else:
+        assert response.json()["type"] == "/problems/invalid-ingredients"
+
+
+_TOKENS = st.sampled_from(
+    ["1", "2", "0", "1/2", "1/0", "½", "1½", "-", "to", "a", "half", "dozen", "and", "g",
+     "200g", "kg", "oz", "fl", "cup", "cups", "tbsp", "T", "t", "large", "slice", "can",
+     "butter", "egg", "eggs", "milk", "(", ")", ",", "chopped", "cooked", "1e308", "99999999"]
+)  # fmt: skip
+_LINE = st.lists(_TOKENS | st.text(max_size=4), max_size=12).map(" ".join)
+
+
+@given(lines=st.lists(_LINE, min_size=1, max_size=5))
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_lines_built_from_units_and_numbers_never_fail(sr28_small, unthrottled, lines):
+    response = _post(unthrottled, {"ingredients": lines})
+    assert response.status_code in (200, 400), response.content
+    if response.status_code == 200:
+        body = response.json()
+        for result in body["data"]["ingredients"]:
+            assert result["grams"] is None or 0 <= result["grams"] < 1e12
+
+
+def test_a_get_is_a_405_and_not_metered(sr28_small, taster):
+    response = taster.get(URL)
+    assert response.status_code == 405
+    assert response.json()["type"] == "/problems/method-not-allowed"
+    assert "RateLimit-Remaining" not in response
+
+
+def test_a_reference_food_is_searched_for_when_branded_titles_come_first(
+    db, unthrottled, monkeypatch
+):
+    from catalogue.analysis import selectors
+
+    monkeypatch.setattr(selectors, "CANDIDATES", 2)
+    market = MarketFactory(code="US")
+    cup = [{"description": "cup", "gram_weight": 120.0}]
+    for n in range(3):
+        FoodFactory(name="ZORB FLOUR", data_type="branded", market=market, portions=cup,
+                    source="fdc", source_id=f"b{n}", nutrients={"208": 360.0})  # fmt: skip
+    FoodFactory(
+        name="Wheat flour, zorb, white",
+        market=market,
+        portions=[{"description": "1 cup", "gram_weight": 125.0}],
+        nutrients={"208": 364.0},
+    )
+    (line,) = _lines(unthrottled, "1 cup zorb flour")
+    assert (line["food"]["name"], line["grams"]) == ("Wheat flour, zorb, white", 125)
+    assert line["alternatives"][0]["name"] == "ZORB FLOUR"

@@ -1,0 +1,78 @@
+"""Issue 27, point 5: GET /v1/suggest, suggestions as you type (catalogue/suggest.py), on
+real SR28 + FDC rows (the judged sample) and the vendored IFCT table; both backends."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalogue import suggest
+from catalogue.importers.load import catalogue_load
+from tests.catalogue.conftest import DATA
+from tests.catalogue.test_ifct import _client_of
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def judged(db: None) -> None:
+    catalogue_load(source="fdc", path=DATA / "judged" / "fdc" / "fooddata.csv")
+    catalogue_load(source="sr28", path=DATA / "judged" / "sr28")
+
+
+def texts(client, q: str) -> list[str]:  # type: ignore[no-untyped-def]
+    response = client.get("/v1/suggest", {"q": q})
+    assert response.status_code == 200, response.content
+    return [item["text"] for item in response.json()["data"]]
+
+
+def test_the_typical_completion_comes_first(judged, taster):
+    found = texts(taster, "chick")
+    assert found[0] == "chicken" and "chickpeas" in found
+    assert len(found) <= suggest.LIMIT
+
+
+def test_a_completion_follows_the_word_before_it(judged, taster):
+    found = texts(taster, "peanut b")
+    assert found[0] == "peanut butter"
+    assert all(text.startswith("peanut b") for text in found)
+
+
+def test_each_suggestion_links_to_its_search(judged, taster):
+    item = taster.get("/v1/suggest", {"q": "banan"}).json()["data"][0]
+    assert item == {"text": "banana", "links": {"foods": "/v1/foods?q=banana"}}
+
+
+def test_suggestions_are_scoped_to_the_taster_s_market(judged):
+    catalogue_load(source="ifct")
+    assert "palak" in texts(_client_of("IN"), "pala")  # a local name of market IN
+    assert "palak" not in texts(_client_of("US"), "pala")
+    assert "chickpeas" not in texts(_client_of("IN"), "chick")  # IFCT: "Bengal gram"
+
+
+def test_suggest_is_metered_like_any_read(judged, taster):
+    before = int(taster.get("/v1/suggest", {"q": "app"})["RateLimit-Remaining"])
+    response = taster.get("/v1/suggest", {"q": "appl"})
+    assert int(response["RateLimit-Remaining"]) == before - 1
+
+
+def test_a_taster_without_a_market_is_told_to_choose_one(judged, taster_no_market):
+    response = taster_no_market.get("/v1/suggest", {"q": "app"})
+    assert 400 <= response.status_code < 500
+    assert response.json()["type"].endswith("market-not-selected")
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["", " ", "%", "_", "\\", "'", "a", "é", "日本", "chick%", "a_b", "x" * 200,
+     "peanut " * 28, "1 2 3 4 5 6 7 8", "--", "peanut %"],
+)  # fmt: skip
+def test_any_input_is_answered_never_a_server_error(judged, taster, q):
+    response = taster.get("/v1/suggest", {"q": q})
+    assert response.status_code == 200
+    assert len(response.json()["data"]) <= suggest.LIMIT
+
+
+def test_a_q_over_200_characters_is_a_400(judged, taster):
+    response = taster.get("/v1/suggest", {"q": "x" * 201})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["parameter"] == "q"

@@ -1,0 +1,171 @@
+"""Issue 27: the typical food first, synonyms and regional names, market-scoped spelling
+and local names, on real SR28, FDC and IFCT rows (the judged sample, the vendored IFCT
+table) and factory rows with real names; both backends."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from catalogue import spelling, synonyms
+from catalogue.importers.load import catalogue_load
+from catalogue.models import Food
+from tests.catalogue.conftest import DATA
+from tests.catalogue.test_ifct import _client_of
+from tests.factories import FoodFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def judged(db: None) -> None:
+    catalogue_load(source="fdc", path=DATA / "judged" / "fdc" / "fooddata.csv")
+    catalogue_load(source="sr28", path=DATA / "judged" / "sr28")
+
+
+@pytest.fixture
+def ifct(db: None) -> None:
+    catalogue_load(source="ifct")  # the whole vendored table (541 foods)
+
+
+def search(client, q: str):  # type: ignore[no-untyped-def]
+    response = client.get("/v1/foods", {"q": q})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def first(client, q: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    row = search(client, q)["data"][0]
+    return row["name"], row["data_type"]
+
+
+# --- 1. Typicality ----------------------------------------------------------------
+
+
+def test_the_food_itself_comes_before_a_dish_named_after_it(db, taster):
+    FoodFactory(name="Zucchini, pickled", data_type="survey")
+    FoodFactory(name="Squash, summer, zucchini, includes skin, raw")
+    FoodFactory(name="Rice, fried, NFS", data_type="survey")
+    FoodFactory(name="Rice, white, cooked, NFS", data_type="survey")
+    assert first(taster, "zucchini")[0] == "Squash, summer, zucchini, includes skin, raw"
+    assert first(taster, "rice")[0] == "Rice, white, cooked, NFS"
+    # A query naming the dish finds the dish first.
+    assert first(taster, "pickled zucchini")[0] == "Zucchini, pickled"
+
+
+def test_a_reference_food_holding_the_query_beats_a_label_equal_to_it(db, taster):
+    FoodFactory(name="COLA", data_type="branded", source="fdc")
+    FoodFactory(name="Beverages, carbonated, cola, regular")
+    assert [name for name, _ in [first(taster, "cola")]] == ["Beverages, carbonated, cola, regular"]
+    names = [row["name"] for row in search(taster, "cola")["data"]]
+    assert names == ["Beverages, carbonated, cola, regular", "COLA"]
+
+
+def test_three_words_in_any_order_are_about_the_name(judged, taster):
+    name, data_type = first(taster, "chocolate ice cream")
+    assert name.lower().startswith("ice cream") and "chocolate" in name.lower()
+    assert data_type != "branded"
+    name, data_type = first(taster, "extra virgin olive oil")
+    assert name.lower().startswith("oil, olive") and data_type != "branded"
+
+
+# --- 2. Synonyms ------------------------------------------------------------------
+
+
+def test_the_synonym_table_is_read_with_stems_longest_phrase_first():
+    assert synonyms.rewrite("Aubergines", "US") == (
+        "eggplant",
+        (synonyms.Used(typed="aubergines", searched="eggplant"),),
+    )
+    assert synonyms.rewrite("beef mince", "US")[0] == "ground beef"
+    assert synonyms.rewrite("mince pie", "US") == ("mince pie", ())  # only the phrases listed
+    assert synonyms.rewrite("eggplant", "IN")[0] == "brinjal"
+    assert synonyms.rewrite("eggplant", "US") == ("eggplant", ())
+    assert synonyms.rewrite("", "US") == ("", ())
+
+
+def test_every_line_of_the_table_is_well_formed():
+    table = synonyms.table()
+    assert set(table) <= {"US", "IN"} and len(table["US"]) >= 40
+    for market, rows in table.items():
+        for typed, searched in rows.items():
+            assert typed and searched and " ".join(typed) != searched, (market, typed)
+
+
+def test_a_synonym_is_searched_ranked_as_the_word_and_reported(judged, taster):
+    body = search(taster, "aubergine")
+    assert body["meta"]["synonyms"] == [{"typed": "aubergine", "searched": "eggplant"}]
+    assert body["meta"]["q"] == "aubergine"
+    assert [r["id"] for r in body["data"]] == [r["id"] for r in search(taster, "eggplant")["data"]]
+    assert body["data"][0]["name"].lower().startswith("eggplant")
+    assert search(taster, "eggplant")["meta"]["synonyms"] == []
+
+
+def test_synonyms_follow_the_market(ifct, judged):
+    taster_in = _client_of("IN")
+    body = search(taster_in, "eggplant")
+    assert body["meta"]["synonyms"] == [{"typed": "eggplant", "searched": "brinjal"}]
+    assert body["data"][0]["name"].startswith("Brinjal")
+
+
+# --- 3. Markets and local names -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("q", "meant"),
+    [("palak", "Spinach"), ("doodh", "Milk, whole"), ("karela", "Bitter gourd"),
+     ("aloo", "Potato")],
+)  # fmt: skip
+def test_local_names_are_found_in_their_market_not_corrected_away(ifct, judged, q, meant):
+    body = search(_client_of("IN"), q)
+    assert body["meta"]["corrected_q"] is None
+    assert body["data"][0]["name"].startswith(meant), [r["name"] for r in body["data"][:3]]
+
+
+def test_the_spelling_vocabulary_is_per_market(ifct, judged):
+    assert spelling.correct("palak", "IN") is None  # a local name of market IN
+    assert spelling.correct("palak", "US") != "palak"
+    assert spelling.correct("spinnach", "IN") == "spinach"
+
+
+# --- 4. Corrections -----------------------------------------------------------------
+
+
+def test_a_word_only_labels_hold_does_not_block_a_staple(db, taster):
+    FoodFactory(name="CAULIFLOUR PIZZA CRUST", data_type="branded", source="fdc")
+    for n in range(12):
+        FoodFactory(name=f"Cauliflower, raw {n}")
+    assert spelling.correct("cauliflour", "US") == "cauliflower"
+    assert search(taster, "cauliflour")["meta"]["corrected_q"] == "cauliflower"
+
+
+def test_a_candidate_with_the_first_letter_typed_beats_one_edit_fewer(db):
+    FoodFactory(name="Game meat, antelope, raw")
+    FoodFactory(name="Melons, cantaloupe, raw")
+    assert spelling.correct("cantelope", "US") == "cantaloupe"
+
+
+def test_a_longer_word_than_any_food_word_is_never_corrected(db):
+    FoodFactory(name="Bananas, raw")
+    assert spelling.correct("b" + "anana" * 10, "US") is None
+
+
+def test_the_vocabulary_is_kept_per_market_with_local_names_by_triggers(ifct):
+    if connection.vendor != "postgresql":
+        pytest.skip("catalogue_word is PostgreSQL's (SQLite counts the names in Python)")
+
+    def held(market: str, word: str) -> tuple[int, int] | None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT foods, reference FROM catalogue_word WHERE market_id = %s AND word = %s",
+                (market, word),
+            )
+            return cursor.fetchone()
+
+    assert held("IN", "palak")[1] >= 1  # a local name (Hindi) of spinach, market IN
+    assert held("US", "palak") is None
+    before = held("IN", "spinach")[0]
+    FoodFactory(name="SPINACH DIP", data_type="branded", source="fdc", market__code="IN")
+    assert held("IN", "spinach") == (before + 1, before)  # branded: not a reference food
+    Food.objects.filter(name="SPINACH DIP").delete()
+    assert held("IN", "spinach") == (before, before)

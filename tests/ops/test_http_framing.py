@@ -1,0 +1,177 @@
+"""What gunicorn, started with gunicorn.conf.py as ``make serve-prod`` does, answers to
+requests at the edges of HTTP/1.1 (issue 24.5 and 24.6): every refusal is a problem
+object, HTTP/1.1 without Host is a 400, a chunked body is read."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+
+import pytest
+from gunicorn.http import errors as http_errors
+
+from accounts.models import Account
+from foodservice import gunicorn_workers
+from keys.services import key_create
+from tests.factories import AccountFactory
+from tests.servers import gunicorn, nginx
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
+
+
+def exchange(base: str, raw: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send ``raw`` as is; (status, headers, body) of the answer, read to its end."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(raw)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+            head, _, body = data.partition(b"\r\n\r\n")
+            headers = dict(
+                line.split(": ", 1) for line in head.decode("latin-1").split("\r\n")[1:] if line
+            )
+            length = {k.lower(): v for k, v in headers.items()}.get("content-length")
+            if length is not None and len(body) >= int(length):
+                break
+    status = int(head.split(b" ", 2)[1])
+    return status, {k.lower(): v for k, v in headers.items()}, body
+
+
+def problem(headers: dict[str, str], body: bytes) -> dict:
+    assert headers["content-type"] == "application/problem+json", headers
+    return json.loads(body)
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup: None, django_db_blocker: object) -> Iterator[str]:
+    with gunicorn(workers=1, threads=2, config=True) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def proxied(server: str) -> Iterator[str]:
+    """nginx from deploy/nginx.conf.template in front of ``server``."""
+    with nginx(server) as base:
+        yield base
+
+
+@pytest.mark.parametrize("length", [9_000, 20_000])
+def test_behind_nginx_a_long_request_line_is_a_414_problem(proxied, length):
+    target = "/v1/foods?q=" + "a" * length  # 9,000: gunicorn answers; 20,000: nginx
+    status, headers, body = exchange(
+        proxied, f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    )
+    assert status == 414
+    assert problem(headers, body)["type"] == "/problems/uri-too-long"
+
+
+def test_behind_nginx_no_host_and_huge_headers_are_problems(proxied):
+    status, headers, body = exchange(proxied, b"GET /v1/market HTTP/1.1\r\n\r\n")
+    assert status == 400 and problem(headers, body)["type"] == "/problems/malformed-request"
+    huge = "X-Big: " + "b" * 20_000
+    status, headers, body = exchange(
+        proxied, f"GET /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\n{huge}\r\n\r\n".encode()
+    )
+    assert status == 431
+    assert problem(headers, body)["type"] == "/problems/header-fields-too-large"
+
+
+def test_behind_nginx_a_chunked_put_body_is_read(proxied):
+    account = AccountFactory(market="")
+    _, secret = key_create(account=account, label="chunked")
+    payload = b'{"market": "US"}'
+    chunks = b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload)
+    status, _headers, body = exchange(
+        proxied,
+        b"PUT /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + secret.encode()
+        + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+        b"Connection: close\r\n\r\n" + chunks,
+    )  # fmt: skip
+    assert status == 200, body
+    assert Account.objects.get(pk=account.pk).market == "US"
+
+
+def test_a_9000_byte_request_line_is_a_414_problem(server):
+    target = "/v1/foods?q=" + "a" * 9000
+    status, headers, body = exchange(
+        server, f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    )
+    assert status == 414
+    assert problem(headers, body)["type"] == "/problems/uri-too-long"
+
+
+def test_a_request_line_under_the_limit_reaches_the_service(server):
+    target = "/v1/foods?q=" + "a" * 8100
+    status, headers, body = exchange(
+        server, f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    )
+    assert status == 401  # the service's own answer: no key
+    assert problem(headers, body)["type"] == "/problems/unauthorized"
+
+
+def test_too_many_header_fields_is_a_431_problem(server):
+    fields = "".join(f"X-F{n}: v\r\n" for n in range(150))
+    status, headers, body = exchange(
+        server, f"GET /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\n{fields}\r\n".encode()
+    )
+    assert status == 431
+    assert problem(headers, body)["type"] == "/problems/header-fields-too-large"
+
+
+def test_a_malformed_request_line_is_a_400_problem(server):
+    status, headers, body = exchange(server, b"GET /v1/market HTTP/9.9\r\nHost: x\r\n\r\n")
+    assert status == 400
+    assert problem(headers, body)["type"] == "/problems/malformed-request"
+
+
+def test_http_1_1_without_host_is_a_400_problem(server):
+    status, headers, body = exchange(server, b"GET /v1/market HTTP/1.1\r\n\r\n")
+    assert status == 400
+    assert "Host" in problem(headers, body)["detail"]
+    # HTTP/1.0 has no such rule: it reaches the service (401 without a key).
+    assert exchange(server, b"GET /v1/market HTTP/1.0\r\n\r\n")[0] == 401
+
+
+def test_a_chunked_put_body_is_read(server):
+    account = AccountFactory(market="")
+    _, secret = key_create(account=account, label="chunked")
+    payload = b'{"market": "US"}'
+    chunks = b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload)
+    status, _headers, body = exchange(
+        server,
+        b"PUT /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + secret.encode()
+        + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+        b"Connection: close\r\n\r\n" + chunks,
+    )  # fmt: skip
+    assert status == 200, body
+    assert Account.objects.get(pk=account.pk).market == "US"
+
+
+def test_a_chunked_body_over_the_limit_is_a_400_problem(server):
+    _, secret = key_create(account=AccountFactory(market=""), label="big")
+    payload = b'{"market": "' + b"U" * 20_000 + b'"}'
+    chunks = b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload)
+    status, headers, body = exchange(
+        server,
+        b"PUT /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + secret.encode()
+        + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+        b"Connection: close\r\n\r\n" + chunks,
+    )  # fmt: skip
+    assert status == 400
+    assert problem(headers, body)["type"] == "/problems/malformed-request"
+
+
+@pytest.mark.parametrize(
+    ("exc", "kind"),
+    [(http_errors.LimitRequestLine(9000, 8190), "uri-too-long"),
+     (http_errors.LimitRequestHeaders("too many"), "header-fields-too-large"),
+     (http_errors.InvalidHTTPVersion("9.9"), "malformed-request"),
+     (http_errors.InvalidResponseHeaderName("bad"), "internal-error"),
+     (RuntimeError("boom"), "internal-error")],
+)  # fmt: skip
+def test_refusals_map_to_problem_kinds(exc, kind):
+    assert gunicorn_workers.refusal(exc).kind == kind
+    raw = gunicorn_workers.response_bytes(gunicorn_workers.refusal(exc))
+    assert b"Content-Type: application/problem+json" in raw and b"<html" not in raw

@@ -1,0 +1,32 @@
+// Issue 24.5: what a client generated from the served schema does with an error. Every
+// error the schema documents is a problem object, so `error` is a union of problem
+// types and `error.type` type-checks under --strict; an error body documented as
+// text/html (gunicorn's old 414) would add `string` to the union and fail here.
+import createClient from "openapi-fetch";
+import type { paths } from "../../var/openapi.d.ts";
+
+const client = createClient<paths>({ baseUrl: "http://127.0.0.1:8000" });
+
+export async function search(q: string): Promise<string> {
+  const { data, error } = await client.GET("/v1/foods", {
+    params: { query: { q } },
+    headers: { "X-API-Key": "svc_sk_live_example" },
+  });
+  if (error !== undefined) {
+    const kind: string = error.type;
+    const status: number = error.status;
+    return `${status} ${kind}: ${error.detail} (${error.doc_url})`;
+  }
+  return data.data.map((food) => food.name).join(", ");
+}
+
+export async function market(): Promise<string> {
+  const { data, error } = await client.PUT("/v1/market", {
+    body: { market: "US" },
+    headers: { "X-API-Key": "svc_sk_live_example" },
+  });
+  if (error !== undefined) {
+    return error.type;
+  }
+  return data.data.market ?? "";
+}
