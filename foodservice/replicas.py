@@ -11,20 +11,38 @@ never key state.
 
 A replica is skipped (the primary answers instead) while it is down, for
 ``DOWN_SECONDS`` after any failure to connect or to run a query, and while its replay
-lags its received WAL by more than ``settings.DATABASE_REPLICA_MAX_LAG`` seconds (checked
-at most every ``LAG_CHECK_SECONDS``). A query that fails on a replica mid-request is run
-again on the primary (``foodservice.replica_db``), so a replica dying never fails a
-request.
+lag may exceed ``settings.DATABASE_REPLICA_MAX_LAG`` seconds (checked at most every
+``LAG_CHECK_SECONDS``). A query that fails on a replica mid-request is run again on the
+primary (``foodservice.replica_db``), so a replica dying never fails a request.
+
+Replay lag (issue 30.4) is measured on WAL positions, not on the time since the last
+replayed commit (which made an idle primary look like lag: 34 s after idling). Each
+check reads the primary's WAL position (``pg_current_wal_lsn``) and keeps it with the
+time it was read (``Positions``); the replica's ``pg_last_wal_replay_lsn`` then tells
+which of those positions it has replayed. Everything the primary wrote before a
+replayed position is visible on the replica, so its lag is at most the age of the
+newest replayed position (0 when it replayed the current one: an idle primary, paused
+replay or not, never looks late), and at least the age of the oldest position not
+replayed (``replay_lag``). The age of the last commit it replayed is a second upper
+bound (every commit before it is replayed; it overstates the lag only when the primary
+has committed nothing since, where the positions say 0), which decides a process's
+first check on a busy primary, before it has positions the replica replayed (it
+compares the primary's commit time with the replica's clock: keep the hosts'
+clocks in sync). Within the limit: used. Surely past it: skipped for
+``DOWN_SECONDS``. Not decidable yet: skipped until the next check,
+``LAG_CHECK_SECONDS`` later, which has older positions to go by.
 """
 
 from __future__ import annotations
 
 import contextvars
 import logging
+import math
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -36,10 +54,16 @@ logger = logging.getLogger("foodservice.replicas")
 DOWN_SECONDS = 5.0
 LAG_CHECK_SECONDS = 2.0
 REPLICA_APPS = frozenset({"catalogue"})
-_LAG_SQL = (
-    "SELECT pg_is_in_recovery(), CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()"
-    " THEN 0 ELSE COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0) END"
+# WAL positions as byte offsets (numeric): the primary's insert position; a replica's
+# replayed position (NULL when it is not in recovery, i.e. promoted: no lag).
+_PRIMARY_SQL = "SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint"
+# ... and the age of the last commit it replayed.
+_REPLICA_SQL = (
+    "SELECT pg_is_in_recovery(), (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint,"
+    " EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp())"
 )
+# At most this many primary positions kept (the oldest dropped first).
+POSITIONS_KEPT = 512
 
 _reads_allowed: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "replica_reads_allowed", default=False
@@ -50,6 +74,21 @@ def replica_aliases() -> list[str]:
     return [alias for alias in settings.DATABASES if alias.startswith("replica")]
 
 
+def replay_lag(
+    positions: Sequence[tuple[float, int]], replayed: int, now: float
+) -> tuple[float, float]:
+    """(at least, at most) seconds a replica that replayed the WAL up to byte
+    ``replayed`` is behind its primary, from ``positions``: (time read, primary WAL
+    position) pairs, oldest first. At most: the age of the newest position it replayed
+    (about 0 when that is the one just read; infinite when none). At least: the age of the
+    oldest position it has not replayed (0 when none)."""
+    replayed_at = [read_at for read_at, position in positions if position <= replayed]
+    waiting_at = [read_at for read_at, position in positions if position > replayed]
+    at_most = max(0.0, now - replayed_at[-1]) if replayed_at else math.inf
+    at_least = max(0.0, now - waiting_at[0]) if waiting_at else 0.0
+    return at_least, at_most
+
+
 class _Health:
     """Per process: when each replica may be tried again, and its last lag check."""
 
@@ -57,11 +96,13 @@ class _Health:
         self.lock = threading.Lock()
         self.down_until: dict[str, float] = {}
         self.checked_at: dict[str, float] = {}
+        self.positions: deque[tuple[float, int]] = deque(maxlen=POSITIONS_KEPT)
 
-    def mark_down(self, alias: str, reason: str) -> None:
+    def mark_down(self, alias: str, reason: str, seconds: float = DOWN_SECONDS) -> None:
         with self.lock:
-            self.down_until[alias] = time.monotonic() + DOWN_SECONDS
-        logger.warning("replica %s skipped for %.0f s: %s", alias, DOWN_SECONDS, reason)
+            self.down_until[alias] = time.monotonic() + seconds
+        if seconds >= DOWN_SECONDS:
+            logger.warning("replica %s skipped for %.0f s: %s", alias, seconds, reason)
 
     def usable(self, alias: str) -> bool:
         now = time.monotonic()
@@ -74,26 +115,47 @@ class _Health:
         return not due or self._check(alias)
 
     def _check(self, alias: str) -> bool:
-        """Connect (if needed) and read the replica's lag; False marks it down."""
+        """Read the primary's WAL position, then the replica's replayed one (connecting
+        if needed); False when the replica may lag too much or fails (marked down)."""
+        try:
+            with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+                cursor.execute(_PRIMARY_SQL)
+                position = int(cursor.fetchone()[0])
+        except Exception:  # the primary is the one in trouble: nothing to decide here
+            return False
+        now = time.monotonic()
+        with self.lock:
+            self.positions.append((now, position))
+            positions = list(self.positions)
         connection = connections[alias]
         try:
             connection.ensure_connection()
             with connection.connection.cursor() as cursor:  # the raw one: no fallback
-                cursor.execute(_LAG_SQL)
-                in_recovery, lag = cursor.fetchone()
+                cursor.execute(_REPLICA_SQL)
+                in_recovery, replayed, commit_age = cursor.fetchone()
         except Exception as exc:  # any failure: the primary answers instead
             connection.close()
             self.mark_down(alias, type(exc).__name__)
             return False
-        if in_recovery and float(lag) > settings.DATABASE_REPLICA_MAX_LAG:
-            self.mark_down(alias, f"replay lags {float(lag):.1f} s")
-            return False
-        return True
+        if not in_recovery or replayed is None:
+            return True
+        at_least, at_most = replay_lag(positions, int(replayed), time.monotonic())
+        if commit_age is not None:  # also an upper bound (see the module's docstring)
+            at_most = min(at_most, max(0.0, float(commit_age)))
+        limit = settings.DATABASE_REPLICA_MAX_LAG
+        if at_most <= limit:
+            return True
+        if at_least > limit:
+            self.mark_down(alias, f"replay lags more than {at_least:.1f} s")
+        else:  # not decidable yet: the next check has an older position to go by
+            self.mark_down(alias, "replay lag not known yet", LAG_CHECK_SECONDS)
+        return False
 
     def reset(self) -> None:
         with self.lock:
             self.down_until.clear()
             self.checked_at.clear()
+            self.positions.clear()
 
 
 health = _Health()

@@ -150,7 +150,9 @@ AUTH_USER_MODEL = "accounts.User"
 
 # --- Redis: metering and the shared key cache ----------------------------------------
 REDIS_URL = env_str("REDIS_URL")
-# REDIS_CLUSTER=1: REDIS_URL names one node (a seed) of a Redis Cluster. REDIS_SENTINELS
+# REDIS_CLUSTER=1: REDIS_URL names one node (a seed) of a Redis Cluster (and its
+# credentials); REDIS_CLUSTER_NODES (host:port,...) more seeds, tried in turn when a
+# worker starts, so it connects while any one node is down. REDIS_SENTINELS
 # (host:port,...) and REDIS_SENTINEL_MASTER: the primary is the one these sentinels
 # name; REDIS_URL then gives only the database number and credentials. Every Redis
 # client is built by foodservice/core/redis.py (docs/operations.md, "Redis topologies").
@@ -160,14 +162,15 @@ REDIS_CLUSTER = env_bool("REDIS_CLUSTER", default=False)
 # Redis database (the test suite gives each run and each xdist worker its own).
 REDIS_KEY_PREFIX = env_str("REDIS_KEY_PREFIX", "fs")
 REDIS_SENTINEL_MASTER = env_str("REDIS_SENTINEL_MASTER")
-REDIS_SENTINELS = list(
-    topology_from_settings(
-        url=REDIS_URL,
-        cluster=REDIS_CLUSTER,
-        sentinels=env_list("REDIS_SENTINELS", []),
-        master=REDIS_SENTINEL_MASTER,
-    ).sentinels
+_topology = topology_from_settings(
+    url=REDIS_URL,
+    cluster=REDIS_CLUSTER,
+    sentinels=env_list("REDIS_SENTINELS", []),
+    master=REDIS_SENTINEL_MASTER,
+    cluster_nodes=env_list("REDIS_CLUSTER_NODES", []),
 )
+REDIS_SENTINELS = list(_topology.sentinels)
+REDIS_CLUSTER_NODES = list(_topology.cluster_nodes)
 if REDIS_URL:
     _redis_options = {
         "CLIENT_CLASS": "django_redis.client.DefaultClient",

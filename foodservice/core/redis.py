@@ -4,10 +4,14 @@ and the default cache (django-redis, through ``ConnectionFactory``) all get thei
 here, so every piece of code on Redis follows the same topology settings.
 
 - plain (``REDIS_URL`` only): ``redis.Redis``.
-- cluster (``REDIS_CLUSTER=1``): ``REDIS_URL`` names any one node (a seed); the client
-  (``redis.cluster.RedisCluster``) discovers the others and routes each key to the
-  master of its slot. Everything of one account is under the hash tag ``{a<id>}``
-  (``account_tag``), so a Lua script over an account's keys runs on one node.
+- cluster (``REDIS_CLUSTER=1``): ``REDIS_URL`` names one node (a seed) and
+  ``REDIS_CLUSTER_NODES=host:port,...`` any number of other seeds (issue 30.1); the
+  client (``redis.cluster.RedisCluster``) asks the seeds in turn until one answers,
+  discovers the others and routes each key to the master of its slot. With one seed, a
+  worker starting while that node is down cannot reach the cluster at all (12 s of 503
+  to every account after a deploy, until the node came back). Everything of one
+  account is under the hash tag ``{a<id>}`` (``account_tag``), so a Lua script over an
+  account's keys runs on one node.
 - sentinel (``REDIS_SENTINELS=host:port,...`` and ``REDIS_SENTINEL_MASTER=name``): the
   sentinels tell the client where the current primary is; after a failover the next
   connection goes to the promoted replica. ``REDIS_URL`` then only supplies the database
@@ -36,12 +40,14 @@ WAIT_REPLICA_MS = 500
 
 @dataclass(frozen=True, slots=True)
 class Topology:
-    """Where Redis is: ``url`` and at most one of ``cluster`` / ``sentinels``."""
+    """Where Redis is: ``url`` and at most one of ``cluster`` / ``sentinels``;
+    ``cluster_nodes``: more seeds of a cluster besides ``url``'s host."""
 
     url: str
     cluster: bool = False
     sentinels: tuple[tuple[str, int], ...] = ()
     sentinel_master: str = ""
+    cluster_nodes: tuple[tuple[str, int], ...] = ()
 
     @property
     def mode(self) -> str:
@@ -50,22 +56,31 @@ class Topology:
         return "sentinel" if self.sentinels else "plain"
 
 
-def parse_sentinels(raw: list[str]) -> tuple[tuple[str, int], ...]:
+def parse_sentinels(
+    raw: list[str], setting: str = "REDIS_SENTINELS"
+) -> tuple[tuple[str, int], ...]:
     """``["host:port", ...]`` as address pairs; raises ``ImproperlyConfigured`` naming
-    ``REDIS_SENTINELS`` for anything else."""
+    ``setting`` for anything else."""
     out = []
     for item in raw:
         host, sep, port = item.rpartition(":")
         if not sep or not host or not port.isdigit():
-            raise ImproperlyConfigured(f"REDIS_SENTINELS entries are host:port, got {item!r}")
+            raise ImproperlyConfigured(f"{setting} entries are host:port, got {item!r}")
         out.append((host.strip("[]"), int(port)))
     return tuple(out)
 
 
 def topology_from_settings(
-    *, url: str, cluster: bool, sentinels: list[str], master: str
+    *,
+    url: str,
+    cluster: bool,
+    sentinels: list[str],
+    master: str,
+    cluster_nodes: list[str] | None = None,
 ) -> Topology:
     """Check the settings' combination (called by settings.py at start-up)."""
+    if cluster_nodes and not cluster:
+        raise ImproperlyConfigured("REDIS_CLUSTER_NODES needs REDIS_CLUSTER=1")
     if cluster and sentinels:
         raise ImproperlyConfigured("REDIS_CLUSTER and REDIS_SENTINELS exclude each other")
     if (cluster or sentinels) and not url:
@@ -74,7 +89,13 @@ def topology_from_settings(
         raise ImproperlyConfigured("REDIS_SENTINELS needs REDIS_SENTINEL_MASTER")
     if url and urlsplit(url).scheme not in ("redis", "rediss"):
         raise ImproperlyConfigured("REDIS_URL must start with redis:// or rediss://")
-    return Topology(url, cluster, parse_sentinels(sentinels), master)
+    return Topology(
+        url,
+        cluster,
+        parse_sentinels(sentinels),
+        master,
+        parse_sentinels(cluster_nodes or [], "REDIS_CLUSTER_NODES"),
+    )
 
 
 def account_tag(account_id: int) -> str:
@@ -89,6 +110,7 @@ def current_topology(url: str | None = None) -> Topology:
         settings.REDIS_CLUSTER,
         tuple((host, int(port)) for host, port in settings.REDIS_SENTINELS),
         settings.REDIS_SENTINEL_MASTER,
+        tuple((host, int(port)) for host, port in settings.REDIS_CLUSTER_NODES),
     )
 
 
@@ -109,9 +131,12 @@ def connect(
         "socket_connect_timeout": connect_timeout,
     }
     if topology.cluster:
-        from redis.cluster import RedisCluster
+        from redis.cluster import ClusterNode, RedisCluster
 
-        return RedisCluster.from_url(topology.url, retry=Retry(NoBackoff(), 0), **common)
+        seeds = [ClusterNode(host, port) for host, port in topology.cluster_nodes]
+        return RedisCluster.from_url(
+            topology.url, startup_nodes=seeds, retry=Retry(NoBackoff(), 0), **common
+        )
     retry = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
     if not topology.sentinels:
         return redis.Redis.from_url(topology.url, retry=retry, **common)

@@ -26,6 +26,26 @@ from tests.servers import ROOT
         ({"url": "redis://m/0", "cluster": False, "sentinels": ["a:1"], "master": ""}, "MASTER"),
         ({"url": "redis://m/0", "cluster": False, "sentinels": ["a"], "master": "m"}, "host:port"),
         ({"url": "http://x", "cluster": False, "sentinels": [], "master": ""}, "redis://"),
+        (
+            {
+                "url": "redis://a/0",
+                "cluster": False,
+                "sentinels": [],
+                "master": "",
+                "cluster_nodes": ["b:1"],
+            },
+            "REDIS_CLUSTER_NODES needs REDIS_CLUSTER",
+        ),
+        (
+            {
+                "url": "redis://a/0",
+                "cluster": True,
+                "sentinels": [],
+                "master": "",
+                "cluster_nodes": ["b"],
+            },
+            "REDIS_CLUSTER_NODES entries are host:port",
+        ),
     ],
 )
 def test_bad_redis_topologies_fail_at_start(kwargs, message):
@@ -44,6 +64,18 @@ def test_sentinels_are_parsed():
         "redis://fsprimary/0", False, (("10.0.0.1", 26379), ("::1", 5)), "m"
     )
     assert topology.mode == "sentinel"
+
+
+def test_cluster_seeds_are_parsed():
+    topology = topology_from_settings(
+        url="redis://10.0.0.11:6379/0",
+        cluster=True,
+        sentinels=[],
+        master="",
+        cluster_nodes=["10.0.0.12:6379", "[::1]:7000"],
+    )
+    assert topology.cluster_nodes == (("10.0.0.12", 6379), ("::1", 7000))
+    assert topology.mode == "cluster"
 
 
 def test_an_accounts_tag_is_the_hash_tag_of_its_meter_key():

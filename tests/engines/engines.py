@@ -3,6 +3,12 @@ primary/replica pair under three sentinels, a PgBouncer in transaction mode, and
 PostgreSQL primary with a streaming replica made by ``pg_basebackup``. Each runs on free
 loopback ports, in a temporary directory, and is stopped by the test that started it;
 the shared PostgreSQL (5432) and Redis (6379) are never touched.
+
+Ports (issue 30.7) come from ``engine_port``: below the OS's ephemeral range, where the
+kernel never hands a port to an outgoing connection between the moment a port is found
+free and the moment the server binds it (a port picked by binding to 0 is inside that
+range, and a cluster node's bus port was never checked at all: 19 errors in one run). A
+cluster node's bus port is one more such port, given with ``--cluster-port``.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -19,7 +26,45 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.support.engines import LOCAL, ThrowawayPostgres, free_port
+from tests.support.engines import LOCAL, ThrowawayPostgres
+
+# Ports of the shared services and of anything else well known below the range.
+_RESERVED = frozenset({5432, 6379, 6432, 8000, 8080, 16379, 26379})
+_handed_out: set[int] = set()
+
+
+def ephemeral_ports(path: str = "/proc/sys/net/ipv4/ip_local_port_range") -> range:
+    """The ports the OS gives outgoing connections (Linux's default when unreadable)."""
+    try:
+        low, high = (int(part) for part in Path(path).read_text().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999
+    return range(low, high + 1)
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind((LOCAL, port))
+        except OSError:
+            return False
+    return True
+
+
+def engine_port() -> int:
+    """A free loopback port for a throwaway server, from 10000 up to the start of the
+    ephemeral range (never inside it), not one of the shared services' ports and not one
+    this process handed out before (a server may not have bound it yet)."""
+    low = 10000
+    high = max(ephemeral_ports().start, low + 1000)
+    for _ in range(500):
+        port = random.randrange(low, high)
+        if port in _RESERVED or port in _handed_out or port in ephemeral_ports():
+            continue
+        if _bindable(port):
+            _handed_out.add(port)
+            return port
+    raise RuntimeError("no free port below the ephemeral range")
 
 
 def wait_until(predicate: Callable[[], bool], *, timeout: float, what: str) -> None:
@@ -54,7 +99,14 @@ def _redis_server(port: int, workdir: Path, *extra: str, program: str = "redis-s
     command += ["--save", "", "--appendonly", "no", *extra]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
     try:
-        wait_until(lambda: _listening(port), timeout=10, what=f"{program} on {port}")
+        # Listening, and this process is the one listening (not someone else's server).
+        wait_until(
+            lambda: _listening(port) and process.poll() is None,
+            timeout=10,
+            what=f"{program} on {port}",
+        )
+        if process.poll() is not None:
+            raise RuntimeError(f"{program} on {port} exited")
     except RuntimeError:
         _stop(process)
         raise
@@ -68,46 +120,145 @@ def _stop(process: subprocess.Popen | None) -> None:
 
 
 class ThrowawayRedisCluster:
-    """Three redis-server masters in cluster mode, slots split by ``redis-cli --cluster
-    create``; ``url`` names one of them (the seed)."""
+    """A Redis Cluster: ``masters`` redis-server masters, each with ``replicas`` replicas
+    (``redis-cli --cluster create --cluster-replicas``). ``url`` names the first node
+    (a seed); ``seeds`` every node, the ``REDIS_CLUSTER_NODES`` value. ``kill`` SIGKILLs
+    a node, ``restart`` starts it again on its port and node file (it rejoins, as a
+    replica when another node took its slots); ``failover`` makes a replica take over
+    from its (dead) master, as ``cluster-node-timeout`` does on its own.
+    ``full_coverage=False``: ``cluster-require-full-coverage no``."""
 
-    def __init__(self, masters: int = 3) -> None:
+    def __init__(self, masters: int = 3, replicas: int = 0, *, full_coverage: bool = True) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="fs-redis-cluster-"))
-        # A cluster node also listens on its port + 10000, so ports stay under 55536.
-        start = random.randrange(20000, 40000)
-        self.ports = [free_port(range(start + 7 * i, start + 7 * i + 7)) for i in range(masters)]
-        self.processes: list[subprocess.Popen] = []
+        self.replicas = replicas
+        self.full_coverage = full_coverage
+        self.ports = [engine_port() for _ in range(masters * (1 + replicas))]
+        self.bus_ports = {port: engine_port() for port in self.ports}
+        self.processes: dict[int, subprocess.Popen] = {}
 
     @property
     def url(self) -> str:
         return f"redis://{LOCAL}:{self.ports[0]}/0"
 
+    @property
+    def seeds(self) -> str:
+        return ",".join(f"{LOCAL}:{port}" for port in self.ports)
+
+    def _start_node(self, port: int) -> None:
+        options = ["--cluster-enabled", "yes", "--cluster-node-timeout", "2000"]
+        options += ["--cluster-port", str(self.bus_ports[port])]
+        if not self.full_coverage:
+            options += ["--cluster-require-full-coverage", "no"]
+        options += ["--cluster-config-file", str(self.dir / f"nodes-{port}.conf")]
+        self.processes[port] = _redis_server(port, self.dir, *options)
+
     def start(self) -> None:
-        for port in self.ports:
-            options = ["--cluster-enabled", "yes", "--cluster-node-timeout", "2000"]
-            options += ["--cluster-config-file", str(self.dir / f"nodes-{port}.conf")]
-            try:
-                self.processes.append(_redis_server(port, self.dir, *options))
-            except RuntimeError:
-                self.stop()
-                raise
-        nodes = [f"{LOCAL}:{port}" for port in self.ports]
-        redis_cli(self.ports[0], "--cluster", "create", *nodes, "--cluster-yes")
-        for port in self.ports:
-            wait_until(
-                lambda port=port: "cluster_state:ok" in redis_cli(port, "cluster", "info"),
-                timeout=20,
-                what="the cluster to be ok",
+        try:
+            for port in self.ports:
+                self._start_node(port)
+            nodes = [f"{LOCAL}:{port}" for port in self.ports]
+            redis_cli(
+                self.ports[0],
+                "--cluster",
+                "create",
+                *nodes,
+                "--cluster-replicas",
+                str(self.replicas),
+                "--cluster-yes",
             )
+            self.wait_healthy()
+        except Exception:
+            self.stop()
+            raise
+
+    def nodes(self, via: int | None = None) -> list[dict[str, str]]:
+        """``CLUSTER NODES`` as seen by ``via`` (a live node): port, bus port, role,
+        master port (replicas), link state."""
+        via = via or next(iter(self.processes))
+        by_id: dict[str, dict[str, str]] = {}
+        for line in redis_cli(via, "cluster", "nodes").splitlines():
+            fields = line.split()
+            match = re.match(r"[^:]*:(\d+)@(\d+)", fields[1])
+            if not match:
+                continue
+            role = "master" if "master" in fields[2] else "replica"
+            failed = "fail" in fields[2]
+            by_id[fields[0]] = {
+                "port": match[1],
+                "bus": match[2],
+                "role": role,
+                "master_id": fields[3],
+                "state": "fail" if failed else fields[7],
+                "slots": " ".join(fields[8:]),
+            }
+        for node in by_id.values():
+            master = by_id.get(node["master_id"])
+            node["master"] = master["port"] if master else ""
+        return list(by_id.values())
+
+    def masters(self) -> list[int]:
+        return sorted(int(n["port"]) for n in self.nodes() if n["role"] == "master" and n["slots"])
+
+    def replica_of(self, master: int) -> int:
+        return next(
+            int(n["port"])
+            for n in self.nodes()
+            if n["role"] == "replica" and n["master"] == str(master)
+        )
+
+    def master_of(self, key: str) -> int:
+        """The port of the master that holds ``key``'s slot now."""
+        slot = int(redis_cli(next(iter(self.processes)), "cluster", "keyslot", key).strip())
+        for node in self.nodes():
+            if node["role"] != "master" or node["state"] == "fail":
+                continue
+            for part in node["slots"].split():
+                low, _, high = part.partition("-")
+                if part[0] != "[" and int(low) <= slot <= int(high or low):
+                    return int(node["port"])
+        raise LookupError(f"no live master holds slot {slot}")
+
+    def wait_healthy(self, timeout: float = 30) -> None:
+        """Every live node reports ``cluster_state:ok`` and every live replica is
+        linked to its master."""
+
+        def healthy() -> bool:
+            for port in self.processes:
+                if "cluster_state:ok" not in redis_cli(port, "cluster", "info"):
+                    return False
+                info = redis_cli(port, "info", "replication")
+                if "role:slave" in info and "master_link_status:up" not in info:
+                    return False
+            return True
+
+        wait_until(healthy, timeout=timeout, what="the cluster to be healthy")
+
+    def kill(self, port: int) -> None:
+        process = self.processes.pop(port)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+
+    def restart(self, port: int) -> None:
+        self._start_node(port)
+
+    def failover(self, replica: int) -> None:
+        """Make ``replica`` a master now (its master is down): ``CLUSTER FAILOVER
+        TAKEOVER`` skips the wait for ``cluster-node-timeout``."""
+        redis_cli(replica, "cluster", "failover", "takeover")
+        wait_until(
+            lambda: "role:master" in redis_cli(replica, "info", "replication"),
+            timeout=20,
+            what=f"{replica} to be promoted",
+        )
 
     def flush(self) -> None:
-        for port in self.ports:
+        for port in self.masters():
             redis_cli(port, "flushall")
 
     def stop(self) -> None:
-        for process in self.processes:
+        for process in self.processes.values():
             _stop(process)
-        self.processes = []
+        self.processes = {}
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -120,9 +271,9 @@ class ThrowawaySentinel:
 
     def __init__(self) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="fs-redis-sentinel-"))
-        self.primary_port = free_port()
-        self.replica_port = free_port()
-        self.sentinel_ports = [free_port() for _ in range(3)]
+        self.primary_port = engine_port()
+        self.replica_port = engine_port()
+        self.sentinel_ports = [engine_port() for _ in range(3)]
         self.processes: dict[int, subprocess.Popen] = {}
 
     @property
@@ -207,7 +358,7 @@ class ThrowawayPgBouncer:
     postgres user when the tests run as root."""
 
     def __init__(self, upstream: tuple[str, int], *, pool_size: int = 4) -> None:
-        self.port = free_port()
+        self.port = engine_port()
         self.dir = Path(tempfile.mkdtemp(prefix="fs-pgbouncer-"))
         self.upstream = upstream
         self.pool_size = pool_size
@@ -263,13 +414,36 @@ class ThrowawayPgBouncer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def throwaway_postgres() -> ThrowawayPostgres:
+    """A ``ThrowawayPostgres`` (not created yet) on an ``engine_port``."""
+    primary = ThrowawayPostgres()
+    primary.port = engine_port()
+    return primary
+
+
+def track_statements(primary: ThrowawayPostgres) -> None:
+    """Load pg_stat_statements on a running ``primary`` (a restart) and create it in its
+    database; a replica made afterwards has it too (``postgresql.auto.conf`` and the
+    extension are copied). Autovacuum is turned off: it writes WAL at moments of its
+    own, which a replica whose replay is paused counts as lag."""
+    import psycopg
+
+    with psycopg.connect(primary.url, autocommit=True) as connection:
+        connection.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+        connection.execute("ALTER SYSTEM SET autovacuum = off")
+    primary.stop()
+    primary.start()
+    with psycopg.connect(primary.url, autocommit=True) as connection:
+        connection.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+
+
 class ThrowawayReplica:
     """A streaming replica of a ``ThrowawayPostgres`` primary: ``pg_basebackup -R`` into a
     temporary directory, started on a free port as a hot standby."""
 
     def __init__(self, primary: ThrowawayPostgres) -> None:
         self.primary = primary
-        self.port = free_port()
+        self.port = engine_port()
         self.data = primary.dir / "replica"
 
     @property

@@ -1,0 +1,37 @@
+"""Issue 30.4: a replica's replay lag from WAL positions (``foodservice.replicas``); the
+engine test (tests/engines/test_replica_lag.py) pauses a real replica's replay."""
+
+from __future__ import annotations
+
+import math
+
+from foodservice.replicas import replay_lag
+
+# The primary's WAL position as the checks read it: (seconds, byte offset).
+IDLE = [(0.0, 5000), (2.0, 5000), (4.0, 5000)]
+BUSY = [(0.0, 5000), (2.0, 7000), (4.0, 9000), (6.0, 11000)]
+
+
+def test_an_idle_primary_has_no_lag_whatever_the_time_since_the_last_commit():
+    assert replay_lag(IDLE, replayed=5000, now=4.0) == (0.0, 0.0)
+    # Hours after the last write, a replica that holds it is not late.
+    assert replay_lag([(0.0, 5000), (3600.0, 5000)], replayed=5000, now=3600.0) == (0.0, 0.0)
+
+
+def test_a_replica_that_replayed_the_current_position_has_no_lag():
+    assert replay_lag(BUSY, replayed=11000, now=6.0) == (0.0, 0.0)
+
+
+def test_lag_is_bounded_by_the_newest_replayed_and_the_oldest_waiting_position():
+    # Replayed what the primary had at 2 s, not what it had at 4 s: behind by 2 to 4 s.
+    assert replay_lag(BUSY, replayed=7500, now=6.0) == (2.0, 4.0)
+
+
+def test_a_paused_replica_on_a_busy_primary_is_at_least_as_late_as_its_pause():
+    at_least, at_most = replay_lag(BUSY, replayed=4000, now=6.0)
+    assert at_least == 6.0
+    assert at_most == math.inf
+
+
+def test_a_single_position_not_replayed_tells_only_that_the_lag_is_unknown():
+    assert replay_lag([(10.0, 9000)], replayed=8000, now=10.0) == (0.0, math.inf)
