@@ -16,8 +16,8 @@ from django.conf import settings
 from django.test import Client
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
-from tests.browser.test_lived_in import lived_in_account
 from tests.factories import AccountFactory
+from tests.support.lived_in import lived_in_account
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -17,9 +17,9 @@ from catalogue.importers import ifct
 from catalogue.importers.load import LoadReport, catalogue_load
 from catalogue.importers.records import Skipped
 from catalogue.models import Category, Food, Nutrient
-from keys.services import key_create
 from tests.catalogue.conftest import DATA
 from tests.factories import AccountFactory
+from tests.support.clients import client_of
 
 pytestmark = pytest.mark.django_db
 
@@ -47,20 +47,9 @@ def both(sr28_small: LoadReport, ifct_small: LoadReport) -> None:
     """US foods (the SR28 sample) and Indian foods (the IFCT sample)."""
 
 
-def _client_of(market: str, tier: str = "taster") -> APIClient:
-    account = AccountFactory(market=market)
-    if tier != "taster":
-        from accounts.services import account_set_tier
-
-        account_set_tier(account=account, tier=tier)
-    client = APIClient()
-    client.credentials(HTTP_X_API_KEY=key_create(account=account, label=market or "none")[1])
-    return client
-
-
 @pytest.fixture
 def taster_in(db: None) -> APIClient:
-    return _client_of("IN")
+    return client_of("IN")
 
 
 def ids(response) -> list[str]:
@@ -119,7 +108,7 @@ def test_ifct_rerun_with_changed_local_names_updates_the_record_and_its_search(
     assert (report.inserted, report.updated, report.unchanged) == (0, 1, 8)
     milk = Food.objects.get(public_id="ifct-L002")
     assert milk.pk == before and milk.local_names["Hindi"] == ["Gau dugdh"]
-    paid = _client_of("", tier="sous_chef")
+    paid = client_of("", tier="sous_chef")
     assert ids(paid.get("/v1/foods", {"q": "gau dugdh"})) == ["ifct-L002"]
     assert ids(paid.get("/v1/foods", {"q": "gai ka doodh"})) == []
 

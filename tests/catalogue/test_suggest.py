@@ -8,7 +8,7 @@ import pytest
 from catalogue import suggest
 from catalogue.importers.load import catalogue_load
 from tests.catalogue.conftest import DATA
-from tests.catalogue.test_ifct import _client_of
+from tests.support.clients import client_of
 
 pytestmark = pytest.mark.django_db
 
@@ -44,9 +44,9 @@ def test_each_suggestion_links_to_its_search(judged, taster):
 
 def test_suggestions_are_scoped_to_the_taster_s_market(judged):
     catalogue_load(source="ifct")
-    assert "palak" in texts(_client_of("IN"), "pala")  # a local name of market IN
-    assert "palak" not in texts(_client_of("US"), "pala")
-    assert "chickpeas" not in texts(_client_of("IN"), "chick")  # IFCT: "Bengal gram"
+    assert "palak" in texts(client_of("IN"), "pala")  # a local name of market IN
+    assert "palak" not in texts(client_of("US"), "pala")
+    assert "chickpeas" not in texts(client_of("IN"), "chick")  # IFCT: "Bengal gram"
 
 
 def test_suggest_is_metered_like_any_read(judged, taster):

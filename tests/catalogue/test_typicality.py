@@ -11,8 +11,8 @@ from catalogue import spelling, synonyms
 from catalogue.importers.load import catalogue_load
 from catalogue.models import Food
 from tests.catalogue.conftest import DATA
-from tests.catalogue.test_ifct import _client_of
 from tests.factories import FoodFactory
+from tests.support.clients import client_of
 
 pytestmark = pytest.mark.django_db
 
@@ -102,7 +102,7 @@ def test_a_synonym_is_searched_ranked_as_the_word_and_reported(judged, taster):
 
 
 def test_synonyms_follow_the_market(ifct, judged):
-    taster_in = _client_of("IN")
+    taster_in = client_of("IN")
     body = search(taster_in, "eggplant")
     assert body["meta"]["synonyms"] == [{"typed": "eggplant", "searched": "brinjal"}]
     assert body["data"][0]["name"].startswith("Brinjal")
@@ -117,7 +117,7 @@ def test_synonyms_follow_the_market(ifct, judged):
      ("aloo", "Potato")],
 )  # fmt: skip
 def test_local_names_are_found_in_their_market_not_corrected_away(ifct, judged, q, meant):
-    body = search(_client_of("IN"), q)
+    body = search(client_of("IN"), q)
     assert body["meta"]["corrected_q"] is None
     assert body["data"][0]["name"].startswith(meant), [r["name"] for r in body["data"][:3]]
 

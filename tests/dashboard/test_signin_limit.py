@@ -13,25 +13,9 @@ from django.test import Client
 
 from accounts.models import SignInAttempt
 from tests.dashboard.conftest import PASSWORD
+from tests.support.signin import LIMIT, REFUSED, admin, dashboard, fail
 
 pytestmark = pytest.mark.django_db
-
-LIMIT = 10
-REFUSED = "Too many failed sign-ins for this address. Wait 15 minutes"
-
-
-def dashboard(client: Client, email: str, password: str = PASSWORD, **meta: str):
-    return client.post("/login/", {"username": email, "password": password}, **meta)
-
-
-def admin(client: Client, email: str, password: str = PASSWORD, **meta: str):
-    return client.post("/admin/login/", {"username": email, "password": password}, **meta)
-
-
-def fail(times: int, email: str, sign_in=dashboard, **meta: str) -> None:
-    client = Client()
-    for _ in range(times):
-        assert sign_in(client, email, "wrong", **meta).status_code in (200, 429)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from django.utils import timezone
 from accounts.tiers import TierLimits
 from metering.models import KeyUsageHour
 from metering.windows import floor_hour
-from tests.dashboard.test_signin_limit import LIMIT, dashboard, fail
+from tests.support.signin import LIMIT, dashboard, fail
 
 pytestmark = pytest.mark.django_db
 
