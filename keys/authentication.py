@@ -12,7 +12,7 @@ from foodservice.core.problems import Unauthorized
 from foodservice.core.requestnotes import notes_of
 from keys.policies import principal_allows_address
 from keys.principal import KeyPrincipal
-from keys.selectors import key_principal
+from keys.selectors import principal_get
 
 MAX_HEADER_LENGTH = 256  # a real key is 61 characters
 
@@ -65,7 +65,7 @@ class ApiKeyAuthentication(BaseAuthentication):
             return None
         view = (getattr(request, "parser_context", None) or {}).get("view")
         deferred = getattr(view, "key_checked_by_meter", False)
-        found = key_principal(secret=key, verify=not deferred)
+        found = principal_get(secret=key, verify=not deferred)
         if found is None:
             raise Unauthorized()
         principal, epoch = found
@@ -97,7 +97,7 @@ def authenticate_again(request: Request) -> tuple[KeyPrincipal, str | None]:
     request's ``user`` and ``auth``; raises ``Unauthorized`` when the key no longer
     authenticates (revoked, rotated away, expired)."""
     key = KeyHeaders.parse(request.META).key
-    found = None if key is None else key_principal(secret=key)
+    found = None if key is None else principal_get(secret=key)
     if found is None:
         request.user = request.auth = None
         notes_of(request).principal = None
