@@ -27,7 +27,7 @@ from loadkit import ThrowawayRedis
 
 # The steps of a read worth seeing (cumulative time, so nested steps overlap).
 MATCH = (
-    r"(authenticate\(|key_principal|cached_principal|usage_consume|throttling.py.*allow_request|"
+    r"(authenticate\(|principal_get|cached_principal|usage_consume|throttling.py.*allow_request|"
     r"food_get|nutrients_by_id|food_detail\(|food_summary|renderers.py.*render|etag_for|"
     r"food_search|_widened|_ranked|phrase_rows|phrase_count|food_record|summaries|"
     r"count\(|evalsha|requestlog.py.*__call__|finalize_response|cursor.py.*execute\()"

@@ -12,7 +12,7 @@ from foodservice.core.problems import Unauthorized
 from foodservice.core.requestnotes import notes_of
 from keys.policies import principal_allows_address
 from keys.principal import KeyPrincipal
-from keys.selectors import key_principal
+from keys.selectors import principal_get
 
 MAX_HEADER_LENGTH = 256  # a real key is 61 characters
 
@@ -56,22 +56,21 @@ class ApiKeyAuthentication(BaseAuthentication):
     unknown keys are indistinguishable (spec 5.2)."""
 
     def authenticate(self, request: Request) -> tuple[KeyPrincipal, KeyPrincipal] | None:
-        """On a view whose ``key_checked_by_meter`` is true, this worker's copy of the
-        principal may be answered unchecked: the view's meter checks its epoch in the
-        same round trip as the decision, or calls ``authenticate_again`` (see
-        ``unchecked_epoch``)."""
+        """When the request's note says ``key_checked_by_meter`` (a metered view sets it
+        before authentication), this worker's copy of the principal may be answered
+        unchecked: the view's meter checks its epoch in the same round trip as the
+        decision, or calls ``authenticate_again`` (see ``unchecked_epoch``)."""
         key = KeyHeaders.parse(request.META).key
         if key is None:
             return None
-        view = (getattr(request, "parser_context", None) or {}).get("view")
-        deferred = getattr(view, "key_checked_by_meter", False)
-        found = key_principal(secret=key, verify=not deferred)
+        notes = notes_of(request)
+        deferred = notes.key_checked_by_meter
+        found = principal_get(secret=key, verify=not deferred)
         if found is None:
             raise Unauthorized()
         principal, epoch = found
         if not principal_allows_address(principal, request.META, proxies=_proxies()):
             raise Unauthorized()  # issue 29.3: as an unknown key, and never metered
-        notes = notes_of(request)
         notes.principal = principal
         notes.key_epoch = epoch if deferred else None  # still to be checked, by the meter
         return principal, principal
@@ -97,7 +96,7 @@ def authenticate_again(request: Request) -> tuple[KeyPrincipal, str | None]:
     request's ``user`` and ``auth``; raises ``Unauthorized`` when the key no longer
     authenticates (revoked, rotated away, expired)."""
     key = KeyHeaders.parse(request.META).key
-    found = None if key is None else key_principal(secret=key)
+    found = None if key is None else principal_get(secret=key)
     if found is None:
         request.user = request.auth = None
         notes_of(request).principal = None

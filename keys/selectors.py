@@ -16,7 +16,7 @@ from keys.models import ApiKey
 from keys.principal import KeyPrincipal
 
 
-def key_principal(
+def principal_get(
     *, secret: str, now: datetime | None = None, verify: bool = True
 ) -> tuple[KeyPrincipal, str | None] | None:
     """The principal of an active key with the account epoch it was read under (None
@@ -85,12 +85,14 @@ def _shared_or_database(secret: str, digest: str, now: datetime) -> KeyPrincipal
         )
         if key is None or not secrets.matches(secret, key.secret_hash, pepper=settings.KEY_PEPPER):
             return None
-        principal = principal_for(key)
+        principal = principal_build(key=key)
         cache.remember(digest, principal)
     return None if principal.expired_at(now) else principal
 
 
-def principal_for(key: ApiKey) -> KeyPrincipal:
+def principal_build(*, key: ApiKey) -> KeyPrincipal:
+    """The principal (what a request needs of its key and account) of ``key``. Reads
+    ``key.account``: load it with the key (``select_related``) to spare a query."""
     account = key.account
     return KeyPrincipal(
         key_id=key.pk,
@@ -104,7 +106,7 @@ def principal_for(key: ApiKey) -> KeyPrincipal:
     )
 
 
-def keys_for_account(*, account: Account) -> QuerySet[ApiKey]:
+def key_list(*, account: Account) -> QuerySet[ApiKey]:
     """Every key of the account, revoked and expired ones included (their history stays)."""
     return ApiKey.objects.filter(account=account).order_by("created_at", "id")
 
@@ -126,7 +128,7 @@ def key_get(*, key_id: int | str, account: Account | None = None) -> ApiKey:
     return key
 
 
-def active_key_count(*, account: Account, now: datetime) -> int:
+def key_count_active(*, account: Account, now: datetime) -> int:
     return ApiKey.objects.filter(account=account).active(now).count()
 
 

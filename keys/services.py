@@ -22,7 +22,7 @@ from accounts.models import Account
 from foodservice.core import problems
 from keys import cache, secrets
 from keys.models import ApiKey, KeyState
-from keys.selectors import active_key_count
+from keys.selectors import key_count_active
 
 logger = logging.getLogger("foodservice.keys")
 
@@ -47,7 +47,7 @@ def key_create(
     label = _clean_label(label)
     with transaction.atomic():
         Account.objects.select_for_update().filter(pk=account.pk).first()
-        if active_key_count(account=account, now=now) >= settings.MAX_KEYS_PER_ACCOUNT:
+        if key_count_active(account=account, now=now) >= settings.MAX_KEYS_PER_ACCOUNT:
             raise problems.KeyLimitReached()
         secret, digest = _fresh_secret()
         key = ApiKey.objects.create(

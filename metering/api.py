@@ -42,8 +42,13 @@ class MeteredAPIView(APIView):
     """
 
     throttle_classes = [MeterThrottle]
-    # The metering script checks the key's principal is current (keys/authentication.py).
-    key_checked_by_meter = True
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # The metering script checks the key's principal is current, so authentication
+        # (run by ``super().initial``) may answer this worker's copy unchecked
+        # (keys/authentication.py).
+        notes_of(request).key_checked_by_meter = True
+        super().initial(request, *args, **kwargs)
 
     def finalize_response(
         self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any

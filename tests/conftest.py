@@ -28,7 +28,7 @@ from accounts.services import account_set_tier
 from keys.models import ApiKey
 from keys.services import key_create
 from tests.factories import AccountFactory
-from tests.servers import redis_clear
+from tests.support.servers import redis_clear
 
 # A fixed instant for tests that control the clock: 2026-03-10 14:25:00 UTC.
 T0 = dt.datetime(2026, 3, 10, 14, 25, tzinfo=dt.UTC)
@@ -83,7 +83,7 @@ def pytest_configure(config: pytest.Config) -> None:
     worker) and every Redis key starts ``fs-test-<run>-<worker>:``, where ``<run>`` is
     made once per run (``FOODSERVICE_TEST_RUN``, inherited by the workers) and
     ``<worker>`` is xdist's worker id. Servers the tests start get the same
-    (``tests.servers.server_env``)."""
+    (``tests.support.servers.server_env``)."""
     run = os.environ.setdefault("FOODSERVICE_TEST_RUN", uuid.uuid4().hex[:8])
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     db = settings.DATABASES["default"]

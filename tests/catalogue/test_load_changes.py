@@ -22,7 +22,7 @@ from catalogue.importers.progress import Progress
 from catalogue.models import Category, Food, FoodRendering, Market, Nutrient, SourceLoad
 from keys.services import key_create
 from tests.factories import AccountFactory
-from tests.servers import fetch, gunicorn
+from tests.support.servers import fetch, gunicorn
 
 DATA = Path(__file__).parent / "data"
 SOURCES = {

@@ -12,7 +12,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from foodservice.core.redis import Topology, account_tag, topology_from_settings
-from tests.servers import ROOT
+from tests.support.servers import ROOT
 
 
 @pytest.mark.parametrize(

@@ -152,8 +152,8 @@ def test_no_import_cycle_inside_an_app(app):
 
 
 def test_no_test_module_imports_another_test_module():
-    """Helpers two test modules share live in tests/support/, tests/servers.py,
-    tests/factories.py or a conftest.py (docs/development.md, "Test folders")."""
+    """Helpers two test modules share live in tests/support/ (servers.py, engines.py,
+    ...), tests/factories.py or a conftest.py (docs/development.md, "Test folders")."""
     offenders = {
         f"{path.relative_to(ROOT)} imports {name}"
         for path in (ROOT / "tests").rglob("*.py")

@@ -171,7 +171,7 @@ def post_login(base: str, email: str, password: str) -> int:
 @pytest.mark.server
 @pytest.mark.django_db(transaction=True)
 def test_the_limit_holds_across_worker_processes(verified):
-    from tests.servers import gunicorn
+    from tests.support.servers import gunicorn
 
     with gunicorn(workers=2) as base:
         wrong = [post_login(base, verified.owner.email, "wrong") for _ in range(LIMIT)]

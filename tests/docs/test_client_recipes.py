@@ -25,7 +25,7 @@ from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
 from keys.services import key_create
 from tests.factories import AccountFactory
-from tests.servers import ROOT, fetch, gunicorn
+from tests.support.servers import ROOT, fetch, gunicorn
 
 pytestmark = [pytest.mark.server, pytest.mark.django_db(transaction=True)]
 

@@ -27,7 +27,7 @@ from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
 from keys.services import key_create
 from tests.factories import AccountFactory
-from tests.servers import gunicorn
+from tests.support.servers import gunicorn
 
 pytestmark = [pytest.mark.server, pytest.mark.django_db(transaction=True)]
 

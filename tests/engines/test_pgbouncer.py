@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import connection
 
 from tests.engines.engines import ThrowawayPgBouncer
-from tests.servers import ROOT
+from tests.support.servers import ROOT
 
 SUBSET = [
     "tests/catalogue/test_records_and_caching.py",  # food, nutrient, category records

@@ -34,8 +34,8 @@ from tests.engines.engines import (
     track_statements,
     wait_until,
 )
-from tests.servers import fetch, gunicorn, server_env
 from tests.support.engines import ThrowawayPostgres, manage, shell
+from tests.support.servers import fetch, gunicorn, server_env
 
 SETUP = """
 from accounts.services import account_set_tier

@@ -33,7 +33,7 @@ from metering.backends import meter_reset
 from tests.engines.conftest import redis_settings
 from tests.engines.engines import LOCAL, ThrowawayRedisCluster, redis_cli, wait_until
 from tests.factories import AccountFactory, FoodFactory
-from tests.servers import fetch, gunicorn
+from tests.support.servers import fetch, gunicorn
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
 

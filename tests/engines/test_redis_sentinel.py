@@ -31,7 +31,7 @@ from metering.windows import to_us, window_at
 from tests.engines.conftest import redis_settings
 from tests.engines.engines import LOCAL, ThrowawaySentinel
 from tests.faults.conftest import FLUSH_SECONDS, Tenant, history_total, problem_type, wait_for
-from tests.servers import gunicorn
+from tests.support.servers import gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

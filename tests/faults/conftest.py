@@ -28,8 +28,8 @@ from accounts.tiers import TierLimits
 from keys.services import key_create
 from metering.models import KeyUsageHour
 from tests.factories import AccountFactory, FoodFactory
-from tests.servers import fetch
 from tests.support.engines import ThrowawayRedis
+from tests.support.servers import fetch
 
 FLUSH_SECONDS = "0.3"  # METER_FLUSH_SECONDS of the servers these tests start
 

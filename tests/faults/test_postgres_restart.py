@@ -29,9 +29,9 @@ from django.db.models import Sum
 
 from keys.services import key_revoke
 from metering.models import KeyUsageHour
-from tests import servers
 from tests.faults.conftest import FLUSH_SECONDS, TcpProxy, Tenant, history_total, wait_for
-from tests.servers import fetch, gunicorn
+from tests.support import servers
+from tests.support.servers import fetch, gunicorn
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
 

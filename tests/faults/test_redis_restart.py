@@ -31,7 +31,7 @@ from keys.services import key_revoke, key_rotate
 from metering import selectors, services
 from metering.backends import RedisMeter, meter_reset, redis_client
 from tests.faults.conftest import FLUSH_SECONDS, Tenant, history_total, problem_type, wait_for
-from tests.servers import gunicorn
+from tests.support.servers import gunicorn
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
 

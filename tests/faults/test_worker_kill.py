@@ -33,7 +33,7 @@ from tests.faults.conftest import (
     wait_for,
     worker_pids,
 )
-from tests.servers import gunicorn, redis_clear
+from tests.support.servers import gunicorn, redis_clear
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.servers import free_port
+from tests.support.servers import free_port
 
 
 @pytest.fixture

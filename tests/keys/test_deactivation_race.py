@@ -18,7 +18,7 @@ from django.db.models.signals import pre_save
 from accounts.services import account_set_tier
 from keys.services import key_create
 from tests.factories import AccountFactory
-from tests.servers import fetch, gunicorn
+from tests.support.servers import fetch, gunicorn
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
 

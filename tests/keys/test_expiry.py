@@ -24,7 +24,7 @@ from metering.alerts.services import expiry_alerts_set_enabled
 from metering.recorder import _flush
 from tests.conftest import T0
 from tests.factories import AccountFactory
-from tests.servers import fetch, gunicorn
+from tests.support.servers import fetch, gunicorn
 
 pytestmark = pytest.mark.django_db
 

@@ -8,10 +8,13 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django_redis import get_redis_connection
-from rest_framework.test import APIClient
+from rest_framework.request import Request
+from rest_framework.test import APIClient, APIRequestFactory
 
 from accounts.services import account_set_tier
+from foodservice.core.requestnotes import notes_of
 from keys import cache
+from keys.authentication import ApiKeyAuthentication
 from keys.services import key_create, key_revoke, key_rotate
 from tests.factories import AccountFactory, FoodFactory, MarketFactory
 
@@ -121,3 +124,22 @@ def cache_digest(secret: str) -> str:
     from keys import secrets
 
     return secrets.digest(secret, pepper=settings.KEY_PEPPER)
+
+
+@pytest.mark.parametrize("checked_by_meter", [True, False])
+def test_authentication_leaves_a_copys_epoch_only_to_a_meter_that_checks_it(
+    record, checked_by_meter
+):
+    """A worker's copy is answered unchecked, its epoch noted for the meter, only when
+    the request's note says the meter checks it; otherwise authentication checks it and
+    notes nothing to check."""
+    account = account_set_tier(account=AccountFactory(market="US"), tier="head_chef")
+    secret = key_create(account=account, label="k")[1]
+    assert client_for(secret).get(record).status_code == 200  # the copy is made
+    request = Request(APIRequestFactory().get(record, HTTP_X_API_KEY=secret))
+    notes_of(request).key_checked_by_meter = checked_by_meter
+    principal, _ = ApiKeyAuthentication().authenticate(request)
+    assert principal.account_id == account.pk
+    copy_epoch = cache.local_get(cache_digest(secret))[1]
+    assert copy_epoch is not None
+    assert notes_of(request).key_epoch == (copy_epoch if checked_by_meter else None)

@@ -9,7 +9,7 @@ from django.conf import settings
 from accounts.services import account_set_tier
 from keys.services import key_create, key_revoke, key_rotate
 from tests.factories import AccountFactory, FoodFactory, MarketFactory
-from tests.servers import fetch, gunicorn
+from tests.support.servers import fetch, gunicorn
 from tests.support.workers import ROUNDS, check_changes_are_seen_by_every_worker, statuses
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]

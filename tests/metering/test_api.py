@@ -10,6 +10,7 @@ from django.conf import settings
 
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
+from foodservice.core.requestnotes import notes_of
 from keys.services import key_create, key_rotate
 from metering.history import usage_flush
 from metering.selectors import key_usage_hourly, key_usage_in_window
@@ -316,3 +317,17 @@ def test_a_hot_key_is_metered_without_sql(api_client, key_and_secret, clock):
     # (no shared cache): only the key look-up, nothing from metering.
     expected = 0 if settings.REDIS_URL else 1
     assert len(queries) == expected, [q["sql"] for q in queries]
+
+
+def test_a_metered_view_leaves_the_key_check_to_its_meter_an_unmetered_one_does_not(
+    api_client, key_and_secret, clock
+):
+    """``MeteredAPIView`` notes, before authentication runs, that its meter checks the
+    key's epoch (keys/authentication.py may then answer an unchecked copy); /v1/usage
+    has no meter, so its authentication checks the key itself."""
+    metered = read(api_client, key_and_secret[1])
+    assert metered.status_code == 200
+    assert notes_of(metered.wsgi_request).key_checked_by_meter
+    unmetered = api_client.get("/v1/usage", headers={"X-API-Key": key_and_secret[1]})
+    assert unmetered.status_code == 200
+    assert not notes_of(unmetered.wsgi_request).key_checked_by_meter

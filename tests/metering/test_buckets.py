@@ -20,7 +20,7 @@ from django.db.models import Sum
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
 from keys.principal import KeyPrincipal
-from keys.selectors import principal_for
+from keys.selectors import principal_build
 from keys.services import key_create
 from metering.history import usage_flush
 from metering.models import KeyUsageHour
@@ -46,7 +46,7 @@ def tenant(limits: TierLimits) -> tuple[object, list[KeyPrincipal]]:
         account=AccountFactory(market="US"), tier="executive_chef", custom=limits
     )
     keys = [key_create(account=account, label=f"key {i}")[0] for i in range(KEYS)]
-    return account, [principal_for(key) for key in keys]
+    return account, [principal_build(key=key) for key in keys]
 
 
 def flood(principals: list[KeyPrincipal], per_key: int, now: datetime, seen: Seen) -> None:

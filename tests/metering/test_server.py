@@ -27,8 +27,8 @@ from keys.services import key_create
 from metering.backends import meter_reset
 from metering.models import KeyUsageHour
 from tests.factories import AccountFactory
-from tests.servers import fetch, gunicorn
 from tests.support.engines import ThrowawayRedis
+from tests.support.servers import fetch, gunicorn
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

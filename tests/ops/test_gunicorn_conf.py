@@ -10,7 +10,7 @@ import pytest
 
 from keys.services import key_create
 from tests.factories import AccountFactory
-from tests.servers import fetch, gunicorn
+from tests.support.servers import fetch, gunicorn
 
 CONFIG = Path(__file__).resolve().parents[2] / "gunicorn.conf.py"
 TOKEN = "scrape-token-for-tests"

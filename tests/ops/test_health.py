@@ -8,7 +8,7 @@ from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
 
 from foodservice import health
-from tests.servers import fetch, gunicorn
+from tests.support.servers import fetch, gunicorn
 
 
 @pytest.fixture(autouse=True)

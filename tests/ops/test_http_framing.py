@@ -15,7 +15,7 @@ from accounts.models import Account
 from foodservice import gunicorn_workers
 from keys.services import key_create
 from tests.factories import AccountFactory
-from tests.servers import gunicorn, nginx
+from tests.support.servers import gunicorn, nginx
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
 

@@ -17,7 +17,7 @@ from foodservice.core.logformat import JsonFormatter, TextFormatter
 from keys import secrets
 from keys.services import key_create, key_revoke, key_rotate
 from tests.factories import AccountFactory, UserFactory
-from tests.servers import fetch, gunicorn
+from tests.support.servers import fetch, gunicorn
 
 PREFIX = "svc_sk_live_"
 PASSWORD = "correct horse battery staple"

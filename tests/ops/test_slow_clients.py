@@ -18,7 +18,7 @@ import pytest
 
 from keys.services import key_create
 from tests.factories import AccountFactory
-from tests.servers import gunicorn, nginx
+from tests.support.servers import gunicorn, nginx
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
 

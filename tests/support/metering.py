@@ -12,7 +12,7 @@ from accounts.tiers import TierLimits
 from metering.backends import meter_reset
 from tests.conftest import T0
 from tests.factories import AccountFactory
-from tests.servers import redis_clear
+from tests.support.servers import redis_clear
 
 RATELIMIT = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "X-RateLimit-Reset")
 IETF = ("RateLimit-Policy", "RateLimit")

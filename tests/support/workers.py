@@ -6,7 +6,7 @@ from __future__ import annotations
 from accounts.services import account_set_market
 from keys.services import key_create, key_revoke, key_rotate
 from tests.factories import AccountFactory
-from tests.servers import fetch, gunicorn
+from tests.support.servers import fetch, gunicorn
 
 ROUNDS = 8  # enough requests that both workers serve (and cache) the key
 

@@ -23,7 +23,7 @@ from accounts.services import account_create
 from catalogue.selectors import markets_offered
 from foodservice.core import problems
 from foodservice.core.cli import ServiceCommand
-from keys.selectors import keys_for_account
+from keys.selectors import key_list
 from keys.services import key_create, key_rotate
 
 EMAIL = "demo@example.com"
@@ -40,7 +40,7 @@ class Command(ServiceCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         account = _demo_account()
-        demo_keys = keys_for_account(account=account).active(timezone.now()).filter(label=LABEL)
+        demo_keys = key_list(account=account).active(timezone.now()).filter(label=LABEL)
         if key := demo_keys.first():
             key, secret = key_rotate(key=key, actor=Actor.operator("setup_demo"))
         else:

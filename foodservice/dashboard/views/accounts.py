@@ -36,7 +36,7 @@ from foodservice.dashboard.forms import (
     TierChangeForm,
 )
 from keys.models import ApiKey
-from keys.selectors import key_get, keys_for_account
+from keys.selectors import key_get, key_list
 from metering.selectors import usage_summary
 
 
@@ -173,7 +173,7 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
     account = account_of(request)
-    keys = list(keys_for_account(account=account))
+    keys = list(key_list(account=account))
     context = {
         "account": account,
         "limits": account.limits,

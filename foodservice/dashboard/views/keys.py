@@ -26,8 +26,8 @@ from foodservice.dashboard.key_forms import (
     KeyRotateForm,
 )
 from foodservice.dashboard.views.accounts import account_of, own_key
+from keys import selectors as key_selectors
 from keys.models import ApiKey, KeyState
-from keys.selectors import active_key_count, keys_for_account
 from keys.services import (
     key_create,
     key_rename,
@@ -55,10 +55,10 @@ def _list_page(
     request: HttpRequest, account: Account, form: KeyCreateForm | None = None, status: int = 200
 ) -> HttpResponse:
     now = timezone.now()
-    keys = list(keys_for_account(account=account))
+    keys = list(key_selectors.key_list(account=account))
     counts = key_usage_in_window(account=account, now=now)
     rows = [{"key": k, "state": k.state_at(now), "requests": counts.get(k.pk)} for k in keys]
-    active = active_key_count(account=account, now=now)
+    active = key_selectors.key_count_active(account=account, now=now)
     context = {
         "account": account,
         "rows": rows,

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET
 from foodservice.dashboard.charts import BarChart, stacked_bar_chart
 from foodservice.dashboard.views.accounts import account_of, own_key
 from keys.models import ApiKey
-from keys.selectors import keys_for_account
+from keys.selectors import key_list
 from metering import selectors
 from metering.history_range import HistoryRange, RangeError, parse_range, period_range
 from metering.selectors import UsagePoint
@@ -172,7 +172,7 @@ def usage(request: HttpRequest) -> HttpResponse:
         history = history_range(request, now=now)
     except RangeError as error:
         return HttpResponseBadRequest(error.detail, content_type="text/plain")
-    keys = list(keys_for_account(account=account))
+    keys = list(key_list(account=account))
     points = selectors.usage_history(account_id=account.pk, history=history)
     outcomes = selectors.key_outcomes_in_window(account=account, now=now)
     context = {
@@ -282,7 +282,7 @@ def usage_csv(request: HttpRequest) -> HttpResponse:
         return HttpResponseBadRequest(history, content_type="text/plain")
     account = account_of(request)
     name = f"foodservice-usage-{history.granularity}-{timezone.now():%Y%m%d}.csv"
-    keys = list(keys_for_account(account=account))
+    keys = list(key_list(account=account))
     return _csv_response(filename=name, history=history, keys=keys, account_id=account.pk)
 
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from accounts.selectors import account_get_by_email
 from foodservice.core.cli import ServiceCommand, iso
-from keys.selectors import keys_for_account
+from keys.selectors import key_list
 
 
 class Command(ServiceCommand):
@@ -30,7 +30,7 @@ class Command(ServiceCommand):
                 "created": iso(key.created_at),
                 "last_used": iso(key.last_used_at),
             }
-            for key in keys_for_account(account=account)
+            for key in key_list(account=account)
         ]
         lines = [f"{'ID':>6}  {'STATE':<8} {'CREATED':<21} {'LAST USED':<21} LABEL"]
         lines += [

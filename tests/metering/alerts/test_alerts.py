@@ -16,7 +16,7 @@ from accounts.models import Account
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
 from keys.models import ApiKey
-from keys.selectors import principal_for
+from keys.selectors import principal_build
 from keys.services import key_create
 from metering.alerts import periodic
 from metering.alerts.models import QuotaAlert
@@ -53,7 +53,7 @@ def small(window: str) -> tuple[Account, ApiKey, str]:
 
 def use(key: ApiKey, n: int) -> None:
     """``n`` admitted requests at the clock's now, counted by the real meter."""
-    principal = principal_for(ApiKey.objects.select_related("account").get(pk=key.pk))
+    principal = principal_build(key=ApiKey.objects.select_related("account").get(pk=key.pk))
     for _ in range(n):
         assert usage_consume(principal=principal, now=timezone.now()).refused_by is None
     usage_flush()

@@ -18,7 +18,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def redis_clear() -> None:
