@@ -69,7 +69,9 @@ class ApiKeyAuthentication(BaseAuthentication):
         if found is None:
             raise Unauthorized()
         principal, epoch = found
-        if not principal_allows_address(principal, request.META, proxies=_proxies()):
+        if not principal_allows_address(
+            principal, request.META, proxies=settings.TRUSTED_PROXY_COUNT
+        ):
             raise Unauthorized()  # issue 29.3: as an unknown key, and never metered
         notes.principal = principal
         notes.key_epoch = epoch if deferred else None  # still to be checked, by the meter
@@ -79,10 +81,6 @@ class ApiKeyAuthentication(BaseAuthentication):
         """The ``WWW-Authenticate`` of a 401: DRF answers 401 (not 403) because this
         returns a value."""
         return 'Bearer realm="foodservice"'
-
-
-def _proxies() -> int:
-    return settings.TRUSTED_PROXY_COUNT
 
 
 def unchecked_epoch(request: Request) -> str | None:
@@ -97,14 +95,13 @@ def authenticate_again(request: Request) -> tuple[KeyPrincipal, str | None]:
     authenticates (revoked, rotated away, expired)."""
     key = KeyHeaders.parse(request.META).key
     found = None if key is None else principal_get(secret=key)
-    if found is None:
+    if found is None or not principal_allows_address(
+        found[0], request.META, proxies=settings.TRUSTED_PROXY_COUNT
+    ):
         request.user = request.auth = None
         notes_of(request).principal = None
         raise Unauthorized()
     principal, epoch = found
-    if not principal_allows_address(principal, request.META, proxies=_proxies()):
-        request.user = request.auth = None
-        raise Unauthorized()
     request.user = request.auth = principal
     notes = notes_of(request)
     notes.principal, notes.key_epoch = principal, None
