@@ -57,6 +57,17 @@ def proxied(server: str) -> Iterator[str]:
         yield base
 
 
+def chunked_put(base: str, secret: str, payload: bytes) -> tuple[int, dict[str, str], bytes]:
+    """``PUT /v1/market`` with ``payload`` as one chunk of a chunked body."""
+    chunks = b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload)
+    return exchange(
+        base,
+        b"PUT /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + secret.encode()
+        + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+        b"Connection: close\r\n\r\n" + chunks,
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize("length", [9_000, 20_000])
 def test_behind_nginx_a_long_request_line_is_a_414_problem(proxied, length):
     target = "/v1/foods?q=" + "a" * length  # 9,000: gunicorn answers; 20,000: nginx
@@ -82,13 +93,7 @@ def test_behind_nginx_a_chunked_put_body_is_read(proxied):
     account = AccountFactory(market="")
     _, secret = key_create(account=account, label="chunked")
     payload = b'{"market": "US"}'
-    chunks = b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload)
-    status, _headers, body = exchange(
-        proxied,
-        b"PUT /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + secret.encode()
-        + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
-        b"Connection: close\r\n\r\n" + chunks,
-    )  # fmt: skip
+    status, _headers, body = chunked_put(proxied, secret, payload)
     assert status == 200, body
     assert Account.objects.get(pk=account.pk).market == "US"
 
@@ -138,13 +143,7 @@ def test_a_chunked_put_body_is_read(server):
     account = AccountFactory(market="")
     _, secret = key_create(account=account, label="chunked")
     payload = b'{"market": "US"}'
-    chunks = b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload)
-    status, _headers, body = exchange(
-        server,
-        b"PUT /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + secret.encode()
-        + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
-        b"Connection: close\r\n\r\n" + chunks,
-    )  # fmt: skip
+    status, _headers, body = chunked_put(server, secret, payload)
     assert status == 200, body
     assert Account.objects.get(pk=account.pk).market == "US"
 
@@ -152,13 +151,7 @@ def test_a_chunked_put_body_is_read(server):
 def test_a_chunked_body_over_the_limit_is_a_400_problem(server):
     _, secret = key_create(account=AccountFactory(market=""), label="big")
     payload = b'{"market": "' + b"U" * 20_000 + b'"}'
-    chunks = b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload)
-    status, headers, body = exchange(
-        server,
-        b"PUT /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + secret.encode()
-        + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
-        b"Connection: close\r\n\r\n" + chunks,
-    )  # fmt: skip
+    status, headers, body = chunked_put(server, secret, payload)
     assert status == 400
     assert problem(headers, body)["type"] == "/problems/malformed-request"
 
