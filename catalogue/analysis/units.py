@@ -90,11 +90,3 @@ UNITS_2: dict[tuple[str, str], Unit] = {
 CASED = {"T": UNITS["tbsp"], "t": UNITS["tsp"]}
 # Sizes that may stand before another count word ("1 large can"): the later word wins.
 SIZES = frozenset({"large", "medium", "small", "jumbo"})
-
-
-def unit_named(name: str) -> Unit | None:
-    """The unit whose canonical name is ``name`` ("tbsp", "fl oz", "slice"), if any."""
-    for unit in UNITS.values():
-        if unit.name == name:
-            return unit
-    return None

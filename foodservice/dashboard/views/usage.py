@@ -50,21 +50,6 @@ def _outcomes(point: UsagePoint) -> tuple[int, int, int, int]:
 # --- Series and charts ----------------------------------------------------------------------
 
 
-def _sum_series(series: Sequence[list[UsagePoint]]) -> list[UsagePoint]:
-    if not series:
-        return []
-    return [
-        UsagePoint(
-            points[0].start,
-            sum(p.count for p in points),
-            sum(p.quota_refused for p in points),
-            sum(p.burst_refused for p in points),
-            sum(p.failed for p in points),
-        )
-        for points in zip(*series, strict=True)
-    ]
-
-
 def _hour_label(start: datetime) -> str:
     """ "24 Nov 12:00-13:00": short enough for one line of a phone's numbers table (the
     table's heading and the page say the times are UTC)."""
