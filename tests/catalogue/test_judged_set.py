@@ -4,28 +4,17 @@ bench/search_quality.py. The full-catalogue run is the benchmark (bench/RESULTS.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from bench import judged_set, search_quality
 from catalogue.importers.load import catalogue_load
 from tests.catalogue.conftest import DATA
-from tests.support.shared_rows import shared_rows
-
-pytestmark = pytest.mark.django_db
 
 
-def load_sample() -> None:
+@pytest.fixture
+def judged_sample(db: None) -> None:
     catalogue_load(source="fdc", path=DATA / "judged" / "fdc" / "fooddata.csv")
     catalogue_load(source="sr28", path=DATA / "judged" / "sr28")
-
-
-@pytest.fixture(scope="module")
-def judged_sample(django_db_setup: None, django_db_blocker) -> Iterator[None]:
-    """Loaded once for the module: every test here that reads the database reads it
-    (tests/support/shared_rows.py)."""
-    yield from shared_rows(django_db_blocker, load_sample)
 
 
 def test_judged_set_meets_its_targets_on_real_rows(judged_sample, monkeypatch):
