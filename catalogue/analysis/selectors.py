@@ -21,6 +21,7 @@ every candidate's name, one for the measures and nutrients of those tried.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,13 +83,16 @@ def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
             names |= _rows(set(more), _NAME_FIELDS)
             ordered[words] = _by_meaning(more + found[words], names, asked[words], cut=words in cut)
     weighed = _rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
-    lenders = _Lenders(market, asked, cut)
+    kin = {words: _kin(ids, names) for words, ids in ordered.items()}
+    weighed |= _rows({i for ids in kin.values() for i in ids} - weighed.keys(), _WEIGHT_FIELDS)
+    searched = _Lenders(market, asked, cut)
     results = [
         _result(
             text,
             line,
             [names[i] | weighed.get(i, {}) for i in ordered.get(line.food, [])],
-            lenders,
+            [names[i] | weighed[i] for i in kin.get(line.food, []) if i in weighed],
+            searched,
         )
         for text, line in zip(lines, parsed, strict=True)
     ]
@@ -96,10 +100,10 @@ def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
 
 
 class _Lenders:
-    """SR28 foods that may lend their measure to a reference food that has none (FNDDS
-    and most Foundation foods come without household measures): the SR28 search of a
-    line's words (retried without the first word, like any search), in the order of
-    meaning, its ``WEIGHED`` best read whole. One search per distinct food text."""
+    """SR28 foods that may lend their measure to a reference food that has none, when
+    no candidate of its kind can: the SR28 search of a line's words (retried without
+    the first word, like any search), in the order of meaning, its ``WEIGHED`` best
+    read whole. One search per distinct food text, only for the lines that need it."""
 
     def __init__(self, market: str | None, asked: dict[str, str], cut: set[str]) -> None:
         self.market, self.asked, self.cut = market, asked, cut
@@ -113,6 +117,23 @@ class _Lenders:
             rows = _rows(set(best), _WEIGHT_FIELDS)
             self.found[words] = [names[i] | rows[i] for i in best if i in rows]
         return self.found[words]
+
+
+def _kin(ids: list[int], names: dict[int, dict[str, Any]]) -> list[int]:
+    """The SR28 foods among the candidates ``ids`` (in the order of meaning) of the same
+    kind as the first, when the first is a reference food of another data type: those
+    that may lend it a measure (FNDDS and most Foundation foods have none)."""
+    if not ids or tier(names[ids[0]]["data_type"]) > 0:
+        return []
+    first = names[ids[0]]
+    if first["data_type"] == DataType.SR_LEGACY:
+        return []
+    return [
+        i
+        for i in ids[1:]
+        if names[i]["data_type"] == DataType.SR_LEGACY
+        and same_kind(first["name"], names[i]["name"])
+    ]
 
 
 def _asked(line: ParsedLine) -> str:
@@ -170,7 +191,8 @@ def _result(
     text: str,
     line: ParsedLine,
     candidates: list[dict[str, Any]],
-    lenders: Any = None,
+    lenders: list[dict[str, Any]] | None = None,
+    searched: Callable[[str], list[dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
     base: dict[str, Any] = {
         "text": text,
@@ -197,15 +219,18 @@ def _result(
     if own is not None and weighing is not None:
         rank = meaning(own["name"], own["data_type"], asked, cut=cut)
         close = rank <= (best[0], best[1] + LENT_AFTER) and same_kind(first["name"], own["name"])
-        if rank == best or close or best[0] > 0 or lenders is None:
+        if rank == best or close or best[0] > 0 or not (lenders or searched):
             own, weighing = _same_food_fitting(own, weighing, line, tried)
             others = [c for c in candidates if c is not own][:ALTERNATIVES]
             return base | _matched(own, weighing.grams, weighing.portion, others)  # type: ignore[arg-type]
-    if best[0] == 0 and lenders is not None:
+    if best[0] == 0 and first["data_type"] != DataType.SR_LEGACY and (lenders or searched):
         # No reference food as good as the best one, nor one of its kind adding one
         # word more, has a measure for the line: an SR28 food of the best one's kind
+        # (among the candidates, else found by an SR28 search of the line's words)
         # lends its own, said so in ``portion``.
-        lent = _lent(first, line, lenders(line.food))
+        lent = _lent(first, line, lenders or [])
+        if lent is None and searched is not None:
+            lent = _lent(first, line, searched(line.food))
         if lent is not None:
             others = [c for c in candidates if c is not first][:ALTERNATIVES]
             return base | _matched(first, lent.grams, lent.portion, others)  # type: ignore[arg-type]

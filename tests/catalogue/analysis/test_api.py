@@ -297,3 +297,17 @@ def test_without_a_lender_of_its_kind_the_next_food_that_can_weigh_is_matched(db
     _zorb(market, "Zorbseed greens, raw", "sr_legacy", ("1 cup, chopped", 56.0))
     (line,) = _lines(unthrottled, "1 cup zorbseed")
     assert (line["food"]["name"], line["grams"]) == ("Zorbseed greens, raw", 56)
+
+
+def test_a_lender_outside_the_candidates_is_found_by_an_sr28_search(db, unthrottled, monkeypatch):
+    from catalogue.analysis import selectors
+
+    monkeypatch.setattr(selectors, "CANDIDATES", 1)
+    market = MarketFactory(code="US")
+    _zorb(market, "Zorbleaf", source="fdc", source_id="f4")
+    _zorb(market, "Zorbleaf, dried, whole", "sr_legacy", ("1 tsp", 0.5))
+    _zorb(market, "Zorbleaf, fresh", "sr_legacy", ("1 tbsp", 2.4))
+    (line,) = _lines(unthrottled, "2 tsp zorbleaf")
+    # the search's first food is the only candidate; the SR28 search finds its kin
+    assert (line["food"]["name"], line["grams"]) == ("Zorbleaf", 1.6)
+    assert line["portion"] == "1 tbsp = 2.4 g (measure of Zorbleaf, fresh)"
