@@ -216,9 +216,11 @@ def _result(
             own = food
             break
         reason = reason or f"{food['name']}: {weighing.reason}"
+    near = False  # a reference food with its own measure, one word more than the best
     if own is not None and weighing is not None:
         rank = meaning(own["name"], own["data_type"], asked, cut=cut)
-        close = rank <= (best[0], best[1] + LENT_AFTER) and same_kind(first["name"], own["name"])
+        near = rank <= (best[0], best[1] + LENT_AFTER)
+        close = near and same_kind(first["name"], own["name"])
         if rank == best or close or best[0] > 0 or not (lenders or searched):
             own, weighing = _same_food_fitting(own, weighing, line, tried)
             others = [c for c in candidates if c is not own][:ALTERNATIVES]
@@ -226,10 +228,11 @@ def _result(
     if best[0] == 0 and first["data_type"] != DataType.SR_LEGACY and (lenders or searched):
         # No reference food as good as the best one, nor one of its kind adding one
         # word more, has a measure for the line: an SR28 food of the best one's kind
-        # (among the candidates, else found by an SR28 search of the line's words)
-        # lends its own, said so in ``portion``.
+        # (among the candidates; else, when no near food can weigh the line either,
+        # found by an SR28 search of the line's words) lends its own, said so in
+        # ``portion``.
         lent = _lent(first, line, lenders or [])
-        if lent is None and searched is not None:
+        if lent is None and searched is not None and not near:
             lent = _lent(first, line, searched(line.food))
         if lent is not None:
             others = [c for c in candidates if c is not first][:ALTERNATIVES]
