@@ -5,7 +5,10 @@ catalogue's own search (``catalogue.selectors.food_top_ids``: ``food_search``'s 
 order, whole foods first); its top ``CANDIDATES`` are put in the order of what a line usually means
 (catalogue.analysis.choosing), and the first of the ``WEIGHED`` best that can weigh the
 line (catalogue.analysis.weighing) is the match; the next three are its
-``alternatives``.
+``alternatives``. FNDDS and most Foundation foods have no household measures: when the
+best food is one of them and no reference food of its kind adding one word more (nor,
+for the search, any adding one word more) can weigh the line, an SR28 food of its kind
+lends its measure (``_lent``), named in ``portion``.
 When every word together matches nothing, the search retries without the first word
 ("extra virgin olive oil" -> "virgin olive oil" -> "olive oil"), up to ``RETRIES`` times.
 
@@ -15,7 +18,9 @@ line and listed in ``incomplete`` (its total sums the lines that report it).
 
 Contracts: one result per line, in order; never raises for a line's content. Reads:
 one search per distinct food text (a line repeated costs nothing more), one query for
-every candidate's name, one for the measures and nutrients of those tried.
+every candidate's name, one for the measures and nutrients of those tried and of the
+SR28 candidates that may lend a measure; an SR28 search (and two reads) per distinct
+food text only where no candidate can lend and no near food can weigh.
 """
 
 from __future__ import annotations
