@@ -124,7 +124,8 @@ counts as its mean and is echoed in `range`. Then a unit, spaced or not (`200g`)
 fl oz, pint, quart, gallon, pinch, dash) or a count word (large, medium, small, slice,
 clove, can, stick, piece, pat, container, leaf, head, stalk, ...). Then the food.
 Parenthesised text is left out (`1 (15 oz) can` is one can); after a comma only
-preparation and state words count (`broccoli, chopped`). `milk 250 ml` works too.
+preparation and state words count (`broccoli, chopped`). `milk 250 ml` and `3 garlic
+cloves` (a part's count word after the food) work too.
 
 **Which food.** The food words are searched like `GET /v1/foods?q=` (whole foods first);
 among the first candidates, reference foods (USDA SR28, FNDDS, IFCT) come before
