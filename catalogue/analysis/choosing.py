@@ -24,6 +24,8 @@ which no one means and which have no portions.
 
 from __future__ import annotations
 
+import functools
+
 from catalogue import text
 from catalogue.analysis.parser import PARENS, STATES
 
@@ -59,7 +61,21 @@ def unasked(name: str, asked: str, *, cut: bool = False) -> int:
     the rest, neither ``asked`` (the line's food words, and its count word: "2 slices
     ham" asks for "Ham, sliced") nor ``USUAL`` hold, compared on stems; ``cut``: the
     line cuts the food (``CUTS``), so a powder's word counts too."""
-    wanted = {text.stem(word) for word in text.words(asked)}
+    wanted = _stems(asked)
+    extra, powders, _ = _name_words(name)
+    return sum(1 for stem in extra + (powders if cut else ()) if stem not in wanted)
+
+
+@functools.lru_cache(maxsize=4096)
+def _stems(asked: str) -> frozenset[str]:
+    return frozenset(text.stem(word) for word in text.words(asked))
+
+
+@functools.lru_cache(maxsize=65536)  # pure; the same foods come back line after line
+def _name_words(name: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
+    """The stems ``unasked`` may count in ``name``: of its first two parts (but
+    ``USUAL`` ones and the second of "X or Y"), of its state and form words; of its
+    powder words (counted against a line that cuts); and its ``_usual`` count."""
     parts = PARENS.sub(" ", name).split(",")  # "(European type, such as ...)" is one part
     words = text.words(",".join(parts[:2]))
     # "red or green" offers one choice: the word after "or" adds nothing more
@@ -67,14 +83,15 @@ def unasked(name: str, asked: str, *, cut: bool = False) -> int:
     everywhere = text.words(name)
     states = {w for w in text.words(",".join(parts[2:])) if w in STATES}
     forms = {w for w in everywhere if w in FORMS} - set(head)
-    powders = {w for w in everywhere if w in POWDERS} if cut else set()
-    extra = [w for w in head if w not in USUAL] + sorted(states - {"raw"} | forms | powders)
-    return sum(1 for word in extra if text.stem(word) not in wanted)
+    powders = sorted({w for w in everywhere if w in POWDERS} - set(head) - states - forms)
+    extra = [w for w in head if w not in USUAL] + sorted(states - {"raw"} | forms)
+    usual = -sum(1 for w in set(everywhere) if w in USUAL_FORM)
+    return tuple(text.stem(w) for w in extra), tuple(text.stem(w) for w in powders), usual
 
 
 def _usual(name: str) -> int:
     """Among equals, more usual-form words first (negated, to sort first)."""
-    return -sum(1 for w in set(text.words(name)) if w in USUAL_FORM)
+    return _name_words(name)[2]
 
 
 def tier(data_type: str) -> int:
