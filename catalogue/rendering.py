@@ -19,11 +19,12 @@ food and its bytes; no model is built and nothing is serialised.
   rows count as missing until rendered again (by their first read, or by
   ``manage.py render_catalogue``). The catalogue version alone cannot tell, since no
   row changed.
-- Each worker also keeps the bytes it served in memory (``local``: records by id and
-  market, whole search pages by path, market and depth), valid for the catalogue
-  version it last read. It reads the version again at most every
-  ``CATALOGUE_VERSION_SECONDS`` (1 s; 0 turns the memory off), so a load is served by
-  every worker within that long after it commits, and a hot read costs no query.
+- Each worker also keeps the bytes it served in memory (``local_records``: records by
+  id and market; ``local_pages``: whole search pages by path, market and depth; see
+  catalogue.memory), valid for the catalogue version it last read. It reads the
+  version again at most every ``CATALOGUE_VERSION_SECONDS`` (1 s; 0 turns the memory
+  off), so a load is served by every worker within that long after it commits, and a
+  hot read costs no query.
 
 The bytes are made by the serializers' own functions (``food_detail``, ``food_summary``)
 and encoded by ``dumps`` (orjson: the JSON DRF's ``JSONRenderer`` writes, up to how a
@@ -49,20 +50,19 @@ import importlib
 import logging
 import multiprocessing
 import os
-import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 import rest_framework
-from django.conf import settings
 from django.db import DatabaseError, connection, connections, transaction
 from rest_framework.renderers import JSONRenderer
 from rest_framework.settings import api_settings
 
 from catalogue import serializers
 from catalogue.conditional import etag_of_bytes
+from catalogue.memory import LocalBytes
 from catalogue.models import Food, FoodRendering, Nutrient
 from catalogue.routing import catalogue_read_alias
 from foodservice.core import problems
@@ -179,53 +179,10 @@ def dumps(data: object) -> bytes:
     return out
 
 
-class LocalBytes:
-    """Bytes this worker served, by key, for one catalogue version (see the module
-    docstring). At most ``limit`` entries; beyond, the oldest half is dropped. Reads and
-    writes of the dict are atomic under the GIL, so threads share it without a lock."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.entries: dict[object, tuple[bytes, str]] = {}
-        self.version: int | None = None
-        self.checked = float("-inf")
-
-    def get(self, key: object) -> tuple[bytes, str] | None:
-        if not self._current():
-            return None
-        return self.entries.get(key)
-
-    def put(self, key: object, value: tuple[bytes, str]) -> None:
-        if self.version is None:
-            return
-        if len(self.entries) >= self.limit:
-            for old in list(self.entries)[: self.limit // 2]:
-                self.entries.pop(old, None)
-        self.entries[key] = value
-
-    def clear(self) -> None:
-        self.entries, self.version, self.checked = {}, None, float("-inf")
-
-    def _current(self) -> bool:
-        """Whether the memory may be used: the version was read less than
-        ``CATALOGUE_VERSION_SECONDS`` ago (read again, and the memory emptied when it
-        changed, otherwise)."""
-        seconds = settings.CATALOGUE_VERSION_SECONDS
-        if seconds <= 0:
-            self.clear()
-            return False
-        now = time.monotonic()
-        if now - self.checked >= seconds:
-            version = current_version()
-            if version != self.version:
-                self.entries = {}
-            self.version, self.checked = version, now
-        return True
-
-
-# Per worker: ~10 KB a record, ~15 KB a page of 20 summaries.
-local_records = LocalBytes(limit=4000)
-local_pages = LocalBytes(limit=1000)
+# Per worker (catalogue.memory): records get three quarters of CATALOGUE_MEMORY_MB
+# (~2 KB a record compressed), whole search pages a quarter.
+local_records = LocalBytes(share=0.75, version=lambda: current_version())
+local_pages = LocalBytes(share=0.25, version=lambda: current_version())
 
 
 def food_record(*, public_id: str, market: str | None) -> tuple[bytes, str]:
@@ -234,8 +191,9 @@ def food_record(*, public_id: str, market: str | None) -> tuple[bytes, str]:
     key = (public_id, market)
     found = local_records.get(key)
     if found is None:
+        version = local_records.version  # before the read: see catalogue.memory
         found = _food_record(public_id, market)
-        local_records.put(key, found)
+        local_records.put(key, found, version=version)
     return found
 
 
