@@ -83,7 +83,7 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--source", default="fdc", help="the source loaded during reads")
     parser.add_argument("--nice", type=int, default=0, help="the load's niceness")
-    parser.add_argument("--port", type=int, default=8171)
+    parser.add_argument("--port", type=int, default=8191)
     parser.add_argument("--name", default=f"fs_rdl_{os.getpid()}")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
