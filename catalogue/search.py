@@ -10,10 +10,12 @@ after it (a dish word, catalogue.ranking.DISH_WORDS: "Zucchini, pickled"):
                        reference       branded
                       food   dish    food   dish
     about the query    13     10       7      4   its head: "Bananas, raw", "BANANA";
-                                                  3+ words: every word, in any order
+                                                  3+ words: every word, in any order,
+                                                  and its head named by the query
     starts with it     12      9       6      3   "Banana bread"
     holds it           11      8       5      2   "Bread, banana"
-    1   a local name (``search_aliases``) is the query ("aloo": potato), or the name
+    1   a local name (``search_aliases``) is the query ("aloo": potato; up to one
+        aspirate "h", catalogue.text.romanisations: "gobi" is "gobhi"), or the name
         starts with the query as a prefix ("butterbur" for "butter")
     0   any other match (every word, the last one as a prefix, somewhere)
 
@@ -33,7 +35,11 @@ tsquery is empty (only stop words), which both then treat as no match.
 
 from __future__ import annotations
 
+import re
+import time
+from collections.abc import Callable
 from functools import reduce
+from itertools import combinations
 from operator import and_, or_
 from typing import Any
 
@@ -60,10 +66,13 @@ def match(queryset: QuerySet, q: str, *, prefix: bool = True) -> QuerySet:
             output_field=BooleanField(),
         )
     else:
+        # Stop words left out as PostgreSQL's english configuration leaves them out.
+        kept = text.significant(terms)
+        prefix = prefix and kept[-1] == terms[-1]
         condition = RawSQL(
             "catalogue_food.id IN (SELECT rowid FROM catalogue_food_fts "
             "WHERE catalogue_food_fts MATCH %s)",
-            (text.fts5_query(terms, prefix=prefix),),
+            (text.fts5_query(kept, prefix=prefix),),
             output_field=BooleanField(),
         )
     return queryset.filter(condition)
@@ -85,8 +94,7 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
         starts = reduce(or_, (Q(search_stems__startswith=f" {o} ") for o in orders))
         holds = reduce(or_, (Q(search_stems__contains=f" {o} ") for o in orders))
     else:  # three or more words (or none: then nothing below holds)
-        wholes = [Q(search_stems__contains=f" {s} ") for s in dict.fromkeys(stems)]
-        head = reduce(and_, wholes) if wholes else Q(search_stems=f" {phrase} ")
+        head = _about_all(stems, [text.stem(term) for term in text.significant(terms)])
         starts = Q(search_stems__startswith=f" {phrase} ")
         holds = Q(search_stems__contains=f" {phrase} ")
     local = " ".join(terms)
@@ -109,18 +117,42 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
         relevance=Case(
             When(place__gt=0, then=F("place") - F("lowered")),
             When(search_stems__startswith=f" {phrase}", then=Value(1)),
-            When(
-                Q(search_aliases=f" {local} ")
-                | Q(search_aliases__startswith=f" {local} |")
-                | Q(search_aliases__endswith=f"| {local} ")
-                | Q(search_aliases__contains=f"| {local} |"),
-                then=Value(1),
-            ),
+            When(reduce(or_, map(_local_name, text.romanisations(local))), then=Value(1)),
             default=Value(0),
             output_field=IntegerField(),
         ),
         quality=Coalesce("rank_quality", Value(UNRANKED_QUALITY)),
         name_length=Length("search_name"),
+    )
+
+
+def _about_all(stems: list[str], significant: list[str]) -> Q:
+    """Whether a name is *about* a query of three or more words (``stems``; stop words
+    aside, ``significant``): it holds each of them as a whole word, in any order, and
+    what it is about (one of its ``search_heads`` keys: its head, a one-word head with a
+    later one-word segment, a class head's food) is made of the query's words only
+    ("Milk, low fat (1%)" for ``low fat milk``, not "Yogurt, low fat milk, plain",
+    which is yogurt)."""
+    distinct = list(dict.fromkeys(significant))
+    if not distinct:
+        return Q(search_stems=f" {' '.join(stems)} ")
+    wholes = reduce(and_, [Q(search_stems__contains=f" {s} ") for s in distinct])
+    keys = [*distinct, *(text.phrase_key([a, b]) for a, b in combinations(distinct, 2))]
+    heads = reduce(or_, [Q(search_heads__contains=f"|{key}|") for key in keys])
+    # Or a two-word head (the first key) sharing a word with the query: "Wheat flour,
+    # white, all-purpose" is flour for ``all purpose flour``.
+    either = "|".join(re.escape(s) for s in distinct)
+    shared = Q(search_heads__regex=rf"^\|([^| ]+ ({either})|({either}) [^| ]+)\|")
+    return wholes & (heads | shared)
+
+
+def _local_name(name: str) -> Q:
+    """Whether one of a food's local names (``search_aliases``) is ``name``."""
+    return (
+        Q(search_aliases=f" {name} ")
+        | Q(search_aliases__startswith=f" {name} |")
+        | Q(search_aliases__endswith=f"| {name} ")
+        | Q(search_aliases__contains=f"| {name} |")
     )
 
 
@@ -213,6 +245,65 @@ def _phrase_params(q: str, market: str | None, after: tuple[Any, ...] | None) ->
         "food_id": food_id,
         "tsquery": text.postgres_tsquery(text.words(q)),
     }
+
+
+# Relaxing a long query (docs/catalogue.md, "Long queries"): a query of this many
+# significant words or more (stop words aside) whose first result is weak (relevance
+# below ``STRONG``: no reference food is about, starts with or holds it) is searched
+# without one word, or two, keeping at least ``RELAXED_MIN_WORDS`` words; queries of
+# more than ``RELAX_MAX_WORDS`` significant words are left as typed, and so are the
+# candidates not tried within ``RELAX_BUDGET_SECONDS``.
+RELAX_MIN_WORDS = 3
+RELAXED_MIN_WORDS = 2
+RELAX_MAX_DROPPED = 2
+RELAX_MAX_WORDS = 6
+RELAX_BUDGET_SECONDS = 0.5
+STRONG = 8
+
+
+def relaxed(
+    q: str,
+    top: Callable[[str], dict[str, Any] | None],
+    foods_holding: Callable[[list[str]], dict[str, int]],
+    *,
+    clock: Callable[[], float] = time.monotonic,
+) -> str | None:
+    """``q`` without its least informative words when they keep it from finding the
+    food: None when ``q`` has fewer than ``RELAX_MIN_WORDS`` or more than
+    ``RELAX_MAX_WORDS`` significant words, or when its own first result (``top(q)``: the
+    sort key of the first row, or None) has a relevance of ``STRONG`` or more.
+    Otherwise each query with one word left out (then two), in typed order and
+    without stop words, is searched, and the one whose first result ranks best wins
+    (relevance, then quality, then the shorter name, as a result list ranks foods);
+    between equal first results, the one leaving out the words held by most foods
+    (``foods_holding``: the least informative). None when no such query finds a
+    strong first result."""
+    terms = text.significant(text.words(q))
+    if not RELAX_MIN_WORDS <= len(terms) <= RELAX_MAX_WORDS:
+        return None
+    first = top(q)
+    if first is not None and first["relevance"] >= STRONG:
+        return None
+    deadline = clock() + RELAX_BUDGET_SECONDS
+    held = foods_holding(terms)
+    for dropped in range(1, RELAX_MAX_DROPPED + 1):
+        if len(terms) - dropped < RELAXED_MIN_WORDS:
+            break
+        best: tuple[tuple[Any, ...], str] | None = None
+        for kept in combinations(range(len(terms)), len(terms) - dropped):
+            if clock() > deadline:
+                break
+            candidate = " ".join(terms[i] for i in kept)
+            found = top(candidate)
+            if found is None or found["relevance"] < STRONG:
+                continue
+            left_out = sum(held.get(terms[i], 0) for i in range(len(terms)) if i not in kept)
+            rank = (-found["relevance"], found["quality"], found["name_length"], -left_out)
+            if best is None or rank < best[0]:
+                best = (rank, candidate)
+        if best is not None:
+            return best[1]
+    return None
 
 
 def never() -> Q:

@@ -94,9 +94,26 @@ def food_search(
         if fixed is not None and _whole_words(fixed, query, market, cap=found + 1) > found:
             alternative = _food_page(replace(query, q=fixed), market, depth, position)
             return replace(alternative, corrected_q=fixed, synonyms=used)
+    if query.q and query.sort.key == "relevance":
+        first = page.rows[0] if page is not None and page.offset == 0 and page.rows else None
+        relaxed = search.relaxed(
+            query.q,
+            lambda q: first if q == query.q and first else _first_key(query, q, market),
+            lambda terms: spelling.foods_holding(terms, market),
+        )
+        if relaxed is not None:
+            alternative = _food_page(replace(query, q=relaxed), market, depth, position)
+            return replace(alternative, corrected_q=relaxed, synonyms=used)
     if page is None:
         raise past_end
     return replace(page, synonyms=used) if used else page
+
+
+def _first_key(query: FoodQuery, q: str, market: str | None) -> dict[str, Any] | None:
+    """The sort key of the first food of the relevance-ranked search ``q`` (with
+    ``query``'s filters), or None when it matches nothing."""
+    keys = _top_keys(replace(query, q=q), market, 1)
+    return keys[0] if keys else None
 
 
 def _whole_words(q: str, query: FoodQuery, market: str | None, *, cap: int | None = None) -> int:
@@ -355,12 +372,16 @@ def food_top_ids(
 
 
 def _top_ids(query: FoodQuery, market: str | None, limit: int) -> list[int]:
+    return [key["id"] for key in _top_keys(query, market, limit)]
+
+
+def _top_keys(query: FoodQuery, market: str | None, limit: int) -> list[dict[str, Any]]:
     queryset = search.match(_filtered(query, market), query.q)
     if _phrase_ranked(query):
         keys, _ = _phrase_page(queryset, query, market, Position(0), limit)
     else:
         keys = _ranked(queryset, query, None, 0, limit)
-    return [key["id"] for key in keys]
+    return keys
 
 
 def source_loads_list() -> list[SourceLoad]:
