@@ -49,6 +49,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Length
 
 from catalogue import text
+from catalogue.models import Food
 from catalogue.routing import catalogue_read_alias
 
 
@@ -265,6 +266,7 @@ def relaxed(
     q: str,
     top: Callable[[str], dict[str, Any] | None],
     foods_holding: Callable[[list[str]], dict[str, int]],
+    foods_about: Callable[[list[str]], dict[str, int]],
     *,
     clock: Callable[[], float] = time.monotonic,
 ) -> str | None:
@@ -276,8 +278,10 @@ def relaxed(
     without stop words, is searched, and the one whose first result ranks best wins
     (relevance, then quality, then the shorter name, as a result list ranks foods);
     between equal first results, the one leaving out the words held by most foods
-    (``foods_holding``: the least informative). None when no such query finds a
-    strong first result."""
+    (``foods_holding``: the least informative). The word most reference foods are
+    about (``foods_about``: "turkey" in ``ground turkey 93 lean``) names the food
+    meant and is never left out. None when no such query finds a strong first
+    result."""
     terms = text.significant(text.words(q))
     if not RELAX_MIN_WORDS <= len(terms) <= RELAX_MAX_WORDS:
         return None
@@ -286,6 +290,8 @@ def relaxed(
         return None
     deadline = clock() + RELAX_BUDGET_SECONDS
     held = foods_holding(terms)
+    about = foods_about(terms)
+    named = max(range(len(terms)), key=lambda i: (about.get(terms[i], 0), -i))
     for dropped in range(1, RELAX_MAX_DROPPED + 1):
         if len(terms) - dropped < RELAXED_MIN_WORDS:
             break
@@ -293,6 +299,8 @@ def relaxed(
         for kept in combinations(range(len(terms)), len(terms) - dropped):
             if clock() > deadline:
                 break
+            if named not in kept and about.get(terms[named], 0):
+                continue
             candidate = " ".join(terms[i] for i in kept)
             found = top(candidate)
             if found is None or found["relevance"] < STRONG:
@@ -304,6 +312,41 @@ def relaxed(
         if best is not None:
             return best[1]
     return None
+
+
+# foods_about counts up to this many foods per word.
+ABOUT_CAP = 100
+
+
+def foods_about(terms: list[str], market: str | None) -> dict[str, int]:
+    """How many reference (non-branded) foods of ``market`` (None: any) each of
+    ``terms`` is *about* (a ``search_heads`` key of one word: "Turkey, ground" is about
+    turkey; not a dish), counting up to ``ABOUT_CAP``."""
+    counts = {}
+    for term in dict.fromkeys(terms):
+        key = text.stem(term)
+        if connection.vendor == "postgresql":
+            with connections[catalogue_read_alias()].cursor() as cursor:
+                cursor.execute(
+                    "SELECT count(*) FROM (SELECT 1 FROM catalogue_food_phrase "
+                    "WHERE phrase = %s AND tier = 0 "
+                    "AND (%s::varchar IS NULL OR market_id = %s::varchar) LIMIT %s) s",
+                    (key, market, market, ABOUT_CAP),
+                )
+                counts[term] = cursor.fetchone()[0]
+        else:
+            foods = (
+                Food.objects.using(catalogue_read_alias())
+                .filter(search_heads__contains=f"|{key}|")
+                .filter(Q(variant_count__isnull=True) | Q(variant_count__gt=0))
+                .exclude(data_type=BRANDED)
+                .annotate(dish=Coalesce("rank_quality", Value(UNRANKED_QUALITY)).bitand(DISH_BIT))
+                .filter(dish=0)
+            )
+            if market:
+                foods = foods.filter(market_id=market)
+            counts[term] = foods.order_by()[:ABOUT_CAP].count()
+    return counts
 
 
 def never() -> Q:

@@ -152,24 +152,42 @@ def test_relaxed_picks_the_best_first_result_then_the_commonest_word_left_out():
         tried.append(q)
         return tops.get(q)
 
+    def relax(q: str, about: dict[str, int] | None = None, **kwargs) -> str | None:  # type: ignore[no-untyped-def]
+        return search.relaxed(q, top, lambda terms: held, lambda terms: about or {}, **kwargs)
+
     # Equal first results: leaving out "white" (7,000 foods) beats leaving out "slice".
-    assert search.relaxed("white bread slice", top, lambda terms: held) == "bread slice"
+    assert relax("white bread slice") == "bread slice"
     tops["white bread"] = tops["white bread"] | {"quality": 0}  # a better first result
-    assert search.relaxed("white bread slice", top, lambda terms: held) == "white bread"
+    assert relax("white bread slice") == "white bread"
+    # The word most reference foods are about names the food: never left out.
+    assert relax("white bread slice", {"white": 3, "slice": 0, "bread": 80}) == "white bread"
+    tops["white slice"] = {"relevance": 13, "quality": 0, "name_length": 5}
+    assert relax("white bread slice", {"bread": 80}) == "white bread"
+    assert relax("white bread slice") == "white slice"
     # Two words, or seven, are not relaxed; a strong first result is kept.
-    assert search.relaxed("white bread", top, lambda terms: held) is None
-    assert search.relaxed(" ".join(["bread"] * 7), top, lambda terms: held) is None
+    assert relax("white bread") is None
+    assert relax(" ".join(["bread"] * 7)) is None
     tops["white bread slice"] = {"relevance": 13, "quality": 2, "name_length": 20}
-    assert search.relaxed("white bread slice", top, lambda terms: held) is None
+    assert relax("white bread slice") is None
     # Candidates not reached within the budget are not tried.
     tops["white bread slice"] = None
     tried.clear()
     clock = itertools.count(0.0, search.RELAX_BUDGET_SECONDS)
-    assert search.relaxed("white bread slice", top, lambda t: held, clock=lambda: next(clock)) in (
-        None,
-        "white bread",
-    )
+    assert relax("white bread slice", clock=lambda: next(clock)) in (None, "white bread")
     assert len(tried) <= 2
+
+
+def test_the_word_foods_are_about_is_counted_on_both_backends(db):
+    FoodFactory(name="Turkey, ground, 93% lean, 7% fat, raw")
+    FoodFactory(name="Turkey, whole, meat only, raw")
+    FoodFactory(name="Turkey pot pie")  # a dish: not counted
+    FoodFactory(name="TURKEY", data_type="branded", source="fdc")  # a label: not counted
+    assert search.foods_about(["turkey", "lean", "ground"], "US") == {
+        "turkey": 2,
+        "lean": 0,
+        "ground": 0,
+    }
+    assert search.foods_about(["turkey"], "IN") == {"turkey": 0}
 
 
 # --- Local names ----------------------------------------------------------------------
