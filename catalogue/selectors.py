@@ -112,8 +112,14 @@ def food_search(
 
 def _first_key(query: FoodQuery, q: str, market: str | None) -> dict[str, Any] | None:
     """The sort key of the first food of the relevance-ranked search ``q`` (with
-    ``query``'s filters), or None when it matches nothing."""
-    keys = _top_keys(replace(query, q=q), market, 1)
+    ``query``'s filters), or None when it matches nothing. Where the phrase index ranks
+    ``q``, only its rows are read: a first food below them (relevance under 2) is never
+    strong enough for ``search.relaxed``, so None stands for it."""
+    searched = replace(query, q=q)
+    if _phrase_ranked(searched):
+        rows = search.phrase_rows(q=q, market=market, after=None, offset=0, limit=1)
+        return rows[0] if rows else None
+    keys = _top_keys(searched, market, 1)
     return keys[0] if keys else None
 
 
