@@ -24,6 +24,10 @@ before branded, descriptive names before ALL-CAPS ones, the food before dishes m
 it, the basic form, full nutrient panels before thin ones), then the shorter name, then
 the id.
 
+A weak query of three or more words (no reference food about, starting with or
+holding it) is searched without one or two of its words (``relaxed``), stop words
+(catalogue.text.STOP_WORDS) never deciding a match on either backend.
+
 On PostgreSQL, a one- or two-word query's matches of relevance 13..2 (the name holds the
 query's words as a phrase) also come ready-ranked from ``catalogue_food_phrase``
 (migrations 0004, 0006): ``phrase_rows`` reads them from its btree in relevance order, without
@@ -138,7 +142,9 @@ def _about_all(stems: list[str], significant: list[str]) -> Q:
     if not distinct:
         return Q(search_stems=f" {' '.join(stems)} ")
     wholes = reduce(and_, [Q(search_stems__contains=f" {s} ") for s in distinct])
-    keys = [*distinct, *(text.phrase_key([a, b]) for a, b in combinations(distinct, 2))]
+    # Pairs of the first ABOUT_PAIR_WORDS words only: a long input stays a short SQL.
+    pairs = combinations(distinct[:ABOUT_PAIR_WORDS], 2)
+    keys = [*distinct, *(text.phrase_key([a, b]) for a, b in pairs)]
     heads = reduce(or_, [Q(search_heads__contains=f"|{key}|") for key in keys])
     # Or a two-word head (the first key) sharing a word with the query: "Wheat flour,
     # white, all-purpose" is flour for ``all purpose flour``.
@@ -157,6 +163,7 @@ def _local_name(name: str) -> Q:
     )
 
 
+ABOUT_PAIR_WORDS = 8
 BRANDED = "branded"
 # catalogue.ranking.quality's dish bit (a dish word in the name).
 DISH_BIT = 4
@@ -248,17 +255,16 @@ def _phrase_params(q: str, market: str | None, after: tuple[Any, ...] | None) ->
     }
 
 
-# Relaxing a long query (docs/catalogue.md, "Long queries"): a query of this many
-# significant words or more (stop words aside) whose first result is weak (relevance
-# below ``STRONG``: no reference food is about, starts with or holds it) is searched
-# without one word, or two, keeping at least ``RELAXED_MIN_WORDS`` words; queries of
-# more than ``RELAX_MAX_WORDS`` significant words are left as typed, and so are the
-# candidates not tried within ``RELAX_BUDGET_SECONDS``.
+# Relaxing a long query (docs/catalogue.md, "Relevance"): a query of this many words or
+# more (stop words aside) whose first result is weak (relevance below ``STRONG``: no
+# reference food is about, starts with or holds it) is searched without one word, and
+# a four-word one also without two (two words left: the phrase index ranks those at
+# the cost of an index probe); queries of more than ``RELAX_MAX_WORDS`` words are left
+# as typed, and so are the candidates not tried within ``RELAX_BUDGET_SECONDS``.
 RELAX_MIN_WORDS = 3
 RELAXED_MIN_WORDS = 2
-RELAX_MAX_DROPPED = 2
 RELAX_MAX_WORDS = 6
-RELAX_BUDGET_SECONDS = 0.5
+RELAX_BUDGET_SECONDS = 0.25
 STRONG = 8
 
 
@@ -274,15 +280,15 @@ def relaxed(
     food: None when ``q`` has fewer than ``RELAX_MIN_WORDS`` or more than
     ``RELAX_MAX_WORDS`` significant words, or when its own first result (``top(q)``: the
     sort key of the first row, or None) has a relevance of ``STRONG`` or more.
-    Otherwise each query with one word left out (then two), in typed order and
-    without stop words, is searched, and the one whose first result ranks best wins
+    Otherwise each query with one word left out (then, from four words, two), in
+    typed order and without stop words, is searched, and the one whose first result ranks best wins
     (relevance, then quality, then the shorter name, as a result list ranks foods);
     between equal first results, the one leaving out the words held by most foods
     (``foods_holding``: the least informative). The word most reference foods are
     about (``foods_about``: "turkey" in ``ground turkey 93 lean``) names the food
     meant and is never left out. None when no such query finds a strong first
     result."""
-    terms = text.significant(text.words(q))
+    terms = [term for term in text.words(q) if term not in text.STOP_WORDS]
     if not RELAX_MIN_WORDS <= len(terms) <= RELAX_MAX_WORDS:
         return None
     first = top(q)
@@ -292,8 +298,8 @@ def relaxed(
     held = foods_holding(terms)
     about = foods_about(terms)
     named = max(range(len(terms)), key=lambda i: (about.get(terms[i], 0), -i))
-    for dropped in range(1, RELAX_MAX_DROPPED + 1):
-        if len(terms) - dropped < RELAXED_MIN_WORDS:
+    for dropped in (1, 2):
+        if len(terms) - dropped < RELAXED_MIN_WORDS or (dropped == 2 and len(terms) != 4):
             break
         best: tuple[tuple[Any, ...], str] | None = None
         for kept in combinations(range(len(terms)), len(terms) - dropped):
@@ -322,31 +328,32 @@ def foods_about(terms: list[str], market: str | None) -> dict[str, int]:
     """How many reference (non-branded) foods of ``market`` (None: any) each of
     ``terms`` is *about* (a ``search_heads`` key of one word: "Turkey, ground" is about
     turkey; not a dish), counting up to ``ABOUT_CAP``."""
-    counts = {}
-    for term in dict.fromkeys(terms):
-        key = text.stem(term)
-        if connection.vendor == "postgresql":
-            with connections[catalogue_read_alias()].cursor() as cursor:
-                cursor.execute(
-                    "SELECT count(*) FROM (SELECT 1 FROM catalogue_food_phrase "
-                    "WHERE phrase = %s AND tier = 0 "
-                    "AND (%s::varchar IS NULL OR market_id = %s::varchar) LIMIT %s) s",
-                    (key, market, market, ABOUT_CAP),
-                )
-                counts[term] = cursor.fetchone()[0]
-        else:
-            foods = (
-                Food.objects.using(catalogue_read_alias())
-                .filter(search_heads__contains=f"|{key}|")
-                .filter(Q(variant_count__isnull=True) | Q(variant_count__gt=0))
-                .exclude(data_type=BRANDED)
-                .annotate(dish=Coalesce("rank_quality", Value(UNRANKED_QUALITY)).bitand(DISH_BIT))
-                .filter(dish=0)
+    stems = {term: text.stem(term) for term in dict.fromkeys(terms)}
+    if connection.vendor == "postgresql":
+        with connections[catalogue_read_alias()].cursor() as cursor:
+            cursor.execute(
+                "SELECT k, (SELECT count(*) FROM (SELECT 1 FROM catalogue_food_phrase "
+                "WHERE phrase = k AND tier = 0 "
+                "AND (%s::varchar IS NULL OR market_id = %s::varchar) LIMIT %s) s) "
+                "FROM unnest(%s::text[]) AS k",
+                (market, market, ABOUT_CAP, sorted(set(stems.values()))),
             )
-            if market:
-                foods = foods.filter(market_id=market)
-            counts[term] = foods.order_by()[:ABOUT_CAP].count()
-    return counts
+            counts = dict(cursor.fetchall())
+        return {term: counts.get(key, 0) for term, key in stems.items()}
+    found = {}
+    for term, key in stems.items():
+        foods = (
+            Food.objects.using(catalogue_read_alias())
+            .filter(search_heads__contains=f"|{key}|")
+            .filter(Q(variant_count__isnull=True) | Q(variant_count__gt=0))
+            .exclude(data_type=BRANDED)
+            .annotate(dish=Coalesce("rank_quality", Value(UNRANKED_QUALITY)).bitand(DISH_BIT))
+            .filter(dish=0)
+        )
+        if market:
+            foods = foods.filter(market_id=market)
+        found[term] = foods.order_by()[:ABOUT_CAP].count()
+    return found
 
 
 def never() -> Q:

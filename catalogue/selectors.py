@@ -41,7 +41,8 @@ class FoodPage:
     the following page starts (None on the last visible page); ``total`` counts the
     matches up to ``SEARCH_COUNT_CAP`` (a search) or ``COUNT_CAP`` (a listing without
     q), ``total_exact`` False beyond. ``corrected_q``: the query searched instead of
-    ``q`` when ``q`` (nearly) matched nothing (catalogue.spelling), else None.
+    ``q`` when ``q`` (nearly) matched nothing (catalogue.spelling) or was a weak long
+    query searched without some of its words (catalogue.search.relaxed), else None.
     ``synonyms``: the synonyms ``q`` was searched with (catalogue.synonyms)."""
 
     rows: list[dict[str, Any]]
@@ -69,9 +70,13 @@ def food_search(
     A search with fewer than ``FALLBACK_BELOW`` matches is retried with its rare or
     unknown words corrected in the market's vocabulary (catalogue.spelling.correct);
     when that finds more foods holding the query's words as whole words (not only as a
-    prefix: "swee" finds "sweet"), its page is returned with ``corrected_q`` set. The
-    correction is a pure function of ``q``, the market and the catalogue, so every page
-    of the search (and its cursors) agrees.
+    prefix: "swee" finds "sweet"), its page is returned with ``corrected_q`` set.
+    Otherwise a relevance-sorted query of three or more words whose first result is
+    weak is relaxed (catalogue.search.relaxed: "atlantic salmon fillet" is searched as
+    "atlantic salmon"), decided on its first result whatever the page, and reported
+    in ``corrected_q`` the same way. Both are pure functions of ``q``, the market and
+    the catalogue (time budgets aside), so every page of the search (and its cursors)
+    agrees.
     """
     expected = len(ordering.columns_for(query.sort))
     if position.key is not None and len(position.key) != expected:
