@@ -13,8 +13,8 @@ from bench.analysis_judged_set import LINES
 from catalogue.importers.load import catalogue_load
 from tests.catalogue.conftest import DATA
 
-FOOD_FLOOR = 0.80
-GRAMS_FLOOR = 0.80
+FOOD_FLOOR = 0.90
+GRAMS_FLOOR = 0.90
 
 
 @pytest.fixture
