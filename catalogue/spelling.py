@@ -200,6 +200,13 @@ def _counts(terms: list[str], market: str | None) -> dict[str, Word]:
     return {term: Word(term, *vocabulary[term]) for term in wanted if term in vocabulary}
 
 
+def foods_holding(terms: list[str], market: str | None) -> dict[str, int]:
+    """How many foods of ``market`` (None: all markets) hold each of ``terms`` (a
+    ``words()`` word) as a word of a name or local name; 0 for a word none holds."""
+    known = _counts(terms, market)
+    return {term: known[term].foods if term in known else 0 for term in terms}
+
+
 def _candidates(term: str, market: str | None) -> list[Word]:
     if _vendor() == "postgresql":
         with connections[catalogue_read_alias()].cursor() as cursor:
