@@ -312,6 +312,37 @@ LONG: list[tuple[str, str]] = [
     ("old fashioned oats", r"(cereals, )?oats"),
 ]
 
+# LONG_HELD_OUT: more queries of three or more words, written (issue 27, relaxing long
+# queries) before the rules for them were run on them, from what people type in the US,
+# UK and Australia: judged like ``LONG`` (a reference food first), reported apart.
+LONG_HELD_OUT: list[tuple[str, str]] = [
+    ("chicken noodle soup canned", r"soup, chicken noodle"),
+    ("fat free greek yogurt", r"yogurt, greek, .*(nonfat|fat free)"),
+    ("whole wheat pasta cooked", r"pasta, whole[- ]wheat, cooked"),
+    ("long grain brown rice", r"rice, brown, long[- ]grain"),
+    ("sliced turkey breast deli", r"turkey.*breast"),
+    ("apple with skin raw", r"apples?, raw, with skin"),
+    ("hard boiled egg no salt", r"eggs?, .*hard-boiled"),
+    ("baked potato with skin", r"potato(es)?, (baked|.*baked).*skin"),
+    ("low fat cottage cheese", r"cheese, cottage, .*low ?fat|cottage cheese, low fat"),
+    ("olive oil extra virgin", r"oil, olive"),
+    ("ground turkey 93 lean", r"(turkey, ground|ground turkey)"),
+    ("raw spinach leaves", r"spinach, raw"),
+    ("canned chickpeas drained", r"chickpeas.*canned"),
+    ("plain bagel toasted", r"bagels?, plain"),
+    ("grilled salmon fillet", r"(fish, )?salmon"),
+    ("steamed white rice", r"rice, white"),
+    ("black beans canned no salt", r"beans, black.*canned|black beans.*canned"),
+    ("honey roasted peanuts", r"(nuts, )?peanuts.*honey"),
+    ("shredded cheddar cheese", r"cheese, cheddar"),
+    ("frozen green peas", r"peas, green, frozen"),
+    ("lean beef mince", r"beef, ground"),
+    ("wholemeal bread slice", r"bread, whole[- ]wheat"),
+    ("tinned chopped tomatoes", r"tomato(es)?, .*canned"),
+    ("sweet potato fries baked", r"sweet potato"),
+    ("skim milk one cup", r"milk, (nonfat|fat free|skim)"),
+]
+
 # INDIAN: (query, pattern), market IN (the IFCT 2017 table): local and English names an
 # Indian user types. The first row's name (any data type) matches ``pattern`` (anchored).
 INDIAN: list[tuple[str, str]] = [

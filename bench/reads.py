@@ -24,6 +24,7 @@ the record, pgraw and floor bodies are byte-identical and that no answer is an e
         [--rounds 5] [--seconds 6] [--connections 16] [--workers N] [--threads N]
         [--worker-class gthread|sync] [--food sr28-01001] [--no-write]
         [--server-root /tmp/base]   # serve a baseline checkout's code instead
+        [--spread 20000] [--server-env CATALOGUE_VERSION_SECONDS=0]
 
 The database must hold the full catalogue migrated with this code (docs/operations.md,
 "Benchmarks"); a throwaway redis-server is started and stopped. Figures go to
@@ -89,9 +90,10 @@ def prepare(env: dict[str, str], food: str) -> str:
     return accounts[0].secrets[0]
 
 
-def spread_scripts(database_url: str, foods: int, directory: Path) -> dict[str, str]:
-    """wrk scripts picking a random path per request: records of ``foods`` random foods,
-    searches of ~1,150 distinct one- and two-word queries from SR28 names."""
+def spread_paths(database_url: str, foods: int) -> dict[str, list[str]]:
+    """The paths of spread traffic: ``record``, records of ``foods`` random foods;
+    ``search``, searches of ~1,150 distinct one- and two-word queries (the first word,
+    or two, of random SR28 names)."""
     import psycopg
 
     with psycopg.connect(database_url, autocommit=True) as conn:
@@ -109,11 +111,16 @@ def spread_scripts(database_url: str, foods: int, directory: Path) -> dict[str, 
             if q and q not in seen and len(queries) < 1150:
                 seen.add(q)
                 queries.append(q)
+    return {
+        "record": [f"/v1/foods/{i}" for i in ids],
+        "search": [f"/v1/foods?q={q.replace(' ', '+')}" for q in queries],
+    }
+
+
+def spread_scripts(database_url: str, foods: int, directory: Path) -> dict[str, str]:
+    """wrk scripts picking a random path of ``spread_paths`` per request."""
     scripts = {}
-    for name, paths in (
-        ("record", [f"/v1/foods/{i}" for i in ids]),
-        ("search", [f"/v1/foods?q={q.replace(' ', '+')}" for q in queries]),
-    ):
+    for name, paths in spread_paths(database_url, foods).items():
         lua = directory / f"spread_{name}.lua"
         listed = ",\n".join(f'  "{p}"' for p in paths)
         lua.write_text(
@@ -155,6 +162,13 @@ def main() -> int:
     )
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting for the server (CATALOGUE_VERSION_SECONDS=0: no worker memory)",
+    )
+    parser.add_argument(
         "--spread", type=int, default=0, help="records of N random foods, ~1,150 queries"
     )
     args = parser.parse_args()
@@ -174,6 +188,7 @@ def main() -> int:
     }
     if args.worker_class:
         extra["GUNICORN_WORKER_CLASS"] = args.worker_class
+    extra |= dict(item.split("=", 1) for item in args.server_env)
     env = base_env(database_url=args.database_url, redis_url=redis.url, **extra)
     try:
         secret = prepare(env, args.food)
@@ -254,7 +269,8 @@ def main() -> int:
         "cores as gunicorn, PostgreSQL and Redis.",
         "",
         f"`bench/reads.py`{' — ' + args.label if args.label else ''}: "
-        f"{'code of ' + str(root) + ', ' if args.server_root else ''}one gunicorn "
+        f"{'code of ' + str(root) + ', ' if args.server_root else ''}"
+        f"{''.join(f'`{item}`, ' for item in args.server_env)}one gunicorn "
         f"({worker_class}, {workers} workers x {threads} threads), request logging on (INFO), "
         f"database `{urlsplit(args.database_url).path.lstrip('/')}`, a throwaway "
         f"redis-server, record `{args.food}` ({len(body):,} bytes). {args.rounds} interleaved "

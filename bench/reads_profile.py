@@ -6,6 +6,10 @@ redis-server), after a warm-up, and prints the mean time per request and the fun
 with the most cumulative time. Run it from another checkout's directory to profile that
 code (the working directory shadows the installed package):
 
+``--spread N`` (issue 28.5) profiles real traffic instead: each request reads one of N
+random foods, or searches one of bench/reads.py's ~1,150 queries, picked at random, so
+most requests take the cache-miss path.
+
     cd /tmp/base && /work/main/.venv/bin/python /path/to/bench/reads_profile.py \\
         --database-url postgres://postgres@127.0.0.1:5432/DB
 """
@@ -17,6 +21,7 @@ import cProfile
 import io
 import os
 import pstats
+import random
 import sys
 import time
 
@@ -30,7 +35,8 @@ MATCH = (
     r"(authenticate\(|principal_get|cached_principal|usage_consume|throttling.py.*allow_request|"
     r"food_get|nutrients_by_id|food_detail\(|food_summary|renderers.py.*render|etag_for|"
     r"food_search|_widened|_ranked|phrase_rows|phrase_count|food_record|summaries|"
-    r"count\(|evalsha|requestlog.py.*__call__|finalize_response|cursor.py.*execute\()"
+    r"count\(|evalsha|requestlog.py.*__call__|finalize_response|cursor.py.*execute\(|"
+    r"_food_record|current_version|rewrite|_food_page|_phrase_page|spelling.py.*correct|_whole_words)"
 )
 
 
@@ -40,6 +46,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--food", default="sr28-01001")
     parser.add_argument("--top", type=int, default=14)
+    parser.add_argument("--spread", type=int, default=0, help="records of N random foods")
+    parser.add_argument("--seed", type=int, default=28)
     args = parser.parse_args()
     redis = ThrowawayRedis()
     redis.start()
@@ -65,16 +73,24 @@ def main() -> None:
         account = account_set_tier(account=account_create(email=email), tier="head_chef")
         _, secret = key_create(account=account, label="profile")
         client = Client(HTTP_X_API_KEY=secret)
-        for path in (f"/v1/foods/{args.food}", "/v1/foods?q=cheese"):
+        kinds = {"record": [f"/v1/foods/{args.food}"], "search": ["/v1/foods?q=cheese"]}
+        if args.spread:
+            from reads import spread_paths
+
+            kinds = spread_paths(args.database_url, args.spread)
+        chooser = random.Random(args.seed)
+        for kind, paths in kinds.items():
             for _ in range(20):  # warm-up
-                assert client.get(path).status_code == 200
+                assert client.get(chooser.choice(paths)).status_code == 200
+            chosen = [chooser.choice(paths) for _ in range(args.requests)]
             profile = cProfile.Profile()
             started = time.perf_counter()
             profile.enable()
-            for _ in range(args.requests):
+            for path in chosen:
                 client.get(path)
             profile.disable()
             mean = (time.perf_counter() - started) / args.requests * 1000
+            path = f"{kind} ({len(paths):,} paths)" if args.spread else paths[0]
             out = io.StringIO()
             stats = pstats.Stats(profile, stream=out).sort_stats("cumulative")
             stats.print_stats(MATCH, args.top)

@@ -33,6 +33,7 @@ from bench.judged_set import (  # noqa: E402
     FIRST,
     INDIAN,
     LONG,
+    LONG_HELD_OUT,
     MISSPELLINGS,
     MISSPELLINGS_MORE,
     REGIONAL,
@@ -47,6 +48,7 @@ FIRST_ROW = {
     "first": (FIRST, "US", True, 0.95),
     "regional": (REGIONAL, "US", True, 0.80),
     "long": (LONG, "US", True, 0.85),
+    "long_held_out": (LONG_HELD_OUT, "US", True, 0.85),
     "indian": (INDIAN, "IN", False, 0.95),
 }
 KINDS = ("staple", "misspelling", *FIRST_ROW)
@@ -150,6 +152,8 @@ WHAT = {
     "first": "staples judged on the first row: the typical reference food first",
     "regional": "regional names and synonyms (UK, AU, IN, US): the food first",
     "long": "queries of three or more words: the food first",
+    "long_held_out": "held-out queries of three or more words (written before the relaxing "
+    "rule ran on them): the food first",
     "indian": "Indian queries (market IN, local and English names): the food first",
 }
 

@@ -77,6 +77,7 @@ class FoodListView(CatalogueReadView):
         cached = rendering.local_pages.get(cache_key)
         if cached is not None:
             return self.respond_rendered(request, *cached)
+        version = rendering.local_pages.version  # before the reads: see catalogue.memory
         fingerprint = query.fingerprint()
         position = position_for(
             page=query.page, cursor=query.cursor, page_size=query.page_size, fingerprint=fingerprint
@@ -110,7 +111,7 @@ class FoodListView(CatalogueReadView):
             )
         )
         etag = etag_of_bytes(body)
-        rendering.local_pages.put(cache_key, (body, etag))
+        rendering.local_pages.put(cache_key, (body, etag), version=version)
         return self.respond_rendered(request, body, etag)
 
 

@@ -10,7 +10,8 @@ orders foods of the same relevance class, lower first:
   + 8 if the name is in capitals only ("BANANA": a product label, not a description)
   + 4 if a word of the name makes the food a dish, a substitute or a flavoured variant
       of it (``DISH_WORDS``: "Rice, fried", "Tea, bubble", "Zucchini, pickled",
-      "Bacon, meatless", "Steak sauce")
+      "Bacon, meatless", "Steak sauce"), or its head joins foods with "and" or "with"
+      (``COMBINING_WORDS``: "Rum and cola", "Chili with beans")
   + 2 unless the name marks the food's basic form: a segment "raw", "NFS" (USDA's "not
       further specified", the generic entry) or "plain", with no dish word before it
       ("Egg, whole, raw" before "Egg, deviled"; "Rice, fried, NFS" is not basic)
@@ -47,8 +48,14 @@ DISH_WORDS = frozenset(
      "substitute", "vegetarian", "babyfood", "flavored", "pickled", "candied", "dessert",
      "smoothie", "dressing", "loaf", "nuggets", "patty", "burger", "pizza", "taco",
      "burrito", "lasagna", "muffin", "cookie", "cookies", "frosting", "topping", "filling",
-     "mix", "restaurant", "fast", "kids", "sweetened", "syrup", "snack", "snacks"}
+     "mix", "restaurant", "fast", "kids", "sweetened", "syrup", "snack", "snacks",
+     "teriyaki", "tartare", "stroganoff", "parmigiana", "kabob", "fajita", "enchilada",
+     "quesadilla"}
 )  # fmt: skip
+# A head (the name's first segment) joining foods with one of these names a combination
+# or a food prepared with another: "Rum and cola", "Peas and carrots", "Macaroni and
+# cheese", "Beef steak with onions", "Chili with beans" are dishes.
+COMBINING_WORDS = frozenset({"and", "with"})
 _SEGMENTS = re.compile(r"[,;()]")
 # Look-alikes: same words, same data type, and these amounts per 100 g equal once
 # rounded to the step. Energy is left out: it follows from the macronutrients (4/9/4
@@ -82,13 +89,14 @@ def quality(*, data_type: str, name: str, headlines: Mapping[str, Any]) -> int:
 
 
 def typicality(name: str) -> tuple[bool, bool]:
-    """(dish, basic) of a food name: whether a word of it is a ``DISH_WORDS`` word, and
-    whether a segment marks the basic form (``BASIC_FORMS``) with no dish word in the
-    segments before it ("Rice, white, cooked, NFS": basic; "Rice, fried, NFS": a dish,
-    not basic)."""
+    """(dish, basic) of a food name: whether a word of it is a ``DISH_WORDS`` word or its
+    head joins foods (``COMBINING_WORDS``: "Rum and cola"), and whether a segment marks
+    the basic form (``BASIC_FORMS``) with no dish word in the segments before it ("Rice,
+    white, cooked, NFS": basic; "Rice, fried, NFS": a dish, not basic)."""
     dish = basic = False
-    for segment in _SEGMENTS.split(name):
+    for i, segment in enumerate(_SEGMENTS.split(name)):
         held = text.words(segment)
+        dish = dish or (i == 0 and not COMBINING_WORDS.isdisjoint(held))
         if " ".join(held) in BASIC_FORMS and not dish:
             basic = True
         dish = dish or not DISH_WORDS.isdisjoint(held)

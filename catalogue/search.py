@@ -10,10 +10,12 @@ after it (a dish word, catalogue.ranking.DISH_WORDS: "Zucchini, pickled"):
                        reference       branded
                       food   dish    food   dish
     about the query    13     10       7      4   its head: "Bananas, raw", "BANANA";
-                                                  3+ words: every word, in any order
+                                                  3+ words: every word, in any order,
+                                                  and its head named by the query
     starts with it     12      9       6      3   "Banana bread"
     holds it           11      8       5      2   "Bread, banana"
-    1   a local name (``search_aliases``) is the query ("aloo": potato), or the name
+    1   a local name (``search_aliases``) is the query ("aloo": potato; up to one
+        aspirate "h", catalogue.text.romanisations: "gobi" is "gobhi"), or the name
         starts with the query as a prefix ("butterbur" for "butter")
     0   any other match (every word, the last one as a prefix, somewhere)
 
@@ -21,6 +23,10 @@ ties broken by ``quality`` (catalogue.ranking: reference foods before other lab 
 before branded, descriptive names before ALL-CAPS ones, the food before dishes made of
 it, the basic form, full nutrient panels before thin ones), then the shorter name, then
 the id.
+
+A weak query of three or more words (no reference food about, starting with or
+holding it) is searched without one or two of its words (``relaxed``), stop words
+(catalogue.text.STOP_WORDS) never deciding a match on either backend.
 
 On PostgreSQL, a one- or two-word query's matches of relevance 13..2 (the name holds the
 query's words as a phrase) also come ready-ranked from ``catalogue_food_phrase``
@@ -33,7 +39,11 @@ tsquery is empty (only stop words), which both then treat as no match.
 
 from __future__ import annotations
 
+import re
+import time
+from collections.abc import Callable
 from functools import reduce
+from itertools import combinations
 from operator import and_, or_
 from typing import Any
 
@@ -43,6 +53,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Length
 
 from catalogue import text
+from catalogue.models import Food
 from catalogue.routing import catalogue_read_alias
 
 
@@ -60,10 +71,13 @@ def match(queryset: QuerySet, q: str, *, prefix: bool = True) -> QuerySet:
             output_field=BooleanField(),
         )
     else:
+        # Stop words left out as PostgreSQL's english configuration leaves them out.
+        kept = text.significant(terms)
+        prefix = prefix and kept[-1] == terms[-1]
         condition = RawSQL(
             "catalogue_food.id IN (SELECT rowid FROM catalogue_food_fts "
             "WHERE catalogue_food_fts MATCH %s)",
-            (text.fts5_query(terms, prefix=prefix),),
+            (text.fts5_query(kept, prefix=prefix),),
             output_field=BooleanField(),
         )
     return queryset.filter(condition)
@@ -85,8 +99,7 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
         starts = reduce(or_, (Q(search_stems__startswith=f" {o} ") for o in orders))
         holds = reduce(or_, (Q(search_stems__contains=f" {o} ") for o in orders))
     else:  # three or more words (or none: then nothing below holds)
-        wholes = [Q(search_stems__contains=f" {s} ") for s in dict.fromkeys(stems)]
-        head = reduce(and_, wholes) if wholes else Q(search_stems=f" {phrase} ")
+        head = _about_all(stems, [text.stem(term) for term in text.significant(terms)])
         starts = Q(search_stems__startswith=f" {phrase} ")
         holds = Q(search_stems__contains=f" {phrase} ")
     local = " ".join(terms)
@@ -109,13 +122,7 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
         relevance=Case(
             When(place__gt=0, then=F("place") - F("lowered")),
             When(search_stems__startswith=f" {phrase}", then=Value(1)),
-            When(
-                Q(search_aliases=f" {local} ")
-                | Q(search_aliases__startswith=f" {local} |")
-                | Q(search_aliases__endswith=f"| {local} ")
-                | Q(search_aliases__contains=f"| {local} |"),
-                then=Value(1),
-            ),
+            When(reduce(or_, map(_local_name, text.romanisations(local))), then=Value(1)),
             default=Value(0),
             output_field=IntegerField(),
         ),
@@ -124,6 +131,39 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
     )
 
 
+def _about_all(stems: list[str], significant: list[str]) -> Q:
+    """Whether a name is *about* a query of three or more words (``stems``; stop words
+    aside, ``significant``): it holds each of them as a whole word, in any order, and
+    what it is about (one of its ``search_heads`` keys: its head, a one-word head with a
+    later one-word segment, a class head's food) is made of the query's words only
+    ("Milk, low fat (1%)" for ``low fat milk``, not "Yogurt, low fat milk, plain",
+    which is yogurt)."""
+    distinct = list(dict.fromkeys(significant))
+    if not distinct:
+        return Q(search_stems=f" {' '.join(stems)} ")
+    wholes = reduce(and_, [Q(search_stems__contains=f" {s} ") for s in distinct])
+    # Pairs of the first ABOUT_PAIR_WORDS words only: a long input stays a short SQL.
+    pairs = combinations(distinct[:ABOUT_PAIR_WORDS], 2)
+    keys = [*distinct, *(text.phrase_key([a, b]) for a, b in pairs)]
+    heads = reduce(or_, [Q(search_heads__contains=f"|{key}|") for key in keys])
+    # Or a two-word head (the first key) sharing a word with the query: "Wheat flour,
+    # white, all-purpose" is flour for ``all purpose flour``.
+    either = "|".join(re.escape(s) for s in distinct)
+    shared = Q(search_heads__regex=rf"^\|([^| ]+ ({either})|({either}) [^| ]+)\|")
+    return wholes & (heads | shared)
+
+
+def _local_name(name: str) -> Q:
+    """Whether one of a food's local names (``search_aliases``) is ``name``."""
+    return (
+        Q(search_aliases=f" {name} ")
+        | Q(search_aliases__startswith=f" {name} |")
+        | Q(search_aliases__endswith=f"| {name} ")
+        | Q(search_aliases__contains=f"| {name} |")
+    )
+
+
+ABOUT_PAIR_WORDS = 8
 BRANDED = "branded"
 # catalogue.ranking.quality's dish bit (a dish word in the name).
 DISH_BIT = 4
@@ -213,6 +253,107 @@ def _phrase_params(q: str, market: str | None, after: tuple[Any, ...] | None) ->
         "food_id": food_id,
         "tsquery": text.postgres_tsquery(text.words(q)),
     }
+
+
+# Relaxing a long query (docs/catalogue.md, "Relevance"): a query of this many words or
+# more (stop words aside) whose first result is weak (relevance below ``STRONG``: no
+# reference food is about, starts with or holds it) is searched without one word, and
+# a four-word one also without two (two words left: the phrase index ranks those at
+# the cost of an index probe); queries of more than ``RELAX_MAX_WORDS`` words are left
+# as typed, and so are the candidates not tried within ``RELAX_BUDGET_SECONDS``.
+RELAX_MIN_WORDS = 3
+RELAXED_MIN_WORDS = 2
+RELAX_MAX_WORDS = 6
+RELAX_BUDGET_SECONDS = 0.25
+STRONG = 8
+
+
+def relaxed(
+    q: str,
+    top: Callable[[str], dict[str, Any] | None],
+    foods_holding: Callable[[list[str]], dict[str, int]],
+    foods_about: Callable[[list[str]], dict[str, int]],
+    *,
+    clock: Callable[[], float] = time.monotonic,
+) -> str | None:
+    """``q`` without its least informative words when they keep it from finding the
+    food: None when ``q`` has fewer than ``RELAX_MIN_WORDS`` or more than
+    ``RELAX_MAX_WORDS`` significant words, or when its own first result (``top(q)``: the
+    sort key of the first row, or None) has a relevance of ``STRONG`` or more.
+    Otherwise each query with one word left out (then, from four words, two), in
+    typed order and without stop words, is searched, and the one whose first result ranks best wins
+    (relevance, then quality, then the shorter name, as a result list ranks foods);
+    between equal first results, the one leaving out the words held by most foods
+    (``foods_holding``: the least informative). The word most reference foods are
+    about (``foods_about``: "turkey" in ``ground turkey 93 lean``) names the food
+    meant and is never left out. None when no such query finds a strong first
+    result."""
+    terms = [term for term in text.words(q) if term not in text.STOP_WORDS]
+    if not RELAX_MIN_WORDS <= len(terms) <= RELAX_MAX_WORDS:
+        return None
+    first = top(q)
+    if first is not None and first["relevance"] >= STRONG:
+        return None
+    deadline = clock() + RELAX_BUDGET_SECONDS
+    held = foods_holding(terms)
+    about = foods_about(terms)
+    named = max(range(len(terms)), key=lambda i: (about.get(terms[i], 0), -i))
+    for dropped in (1, 2):
+        if len(terms) - dropped < RELAXED_MIN_WORDS or (dropped == 2 and len(terms) != 4):
+            break
+        best: tuple[tuple[Any, ...], str] | None = None
+        for kept in combinations(range(len(terms)), len(terms) - dropped):
+            if clock() > deadline:
+                break
+            if named not in kept and about.get(terms[named], 0):
+                continue
+            candidate = " ".join(terms[i] for i in kept)
+            found = top(candidate)
+            if found is None or found["relevance"] < STRONG:
+                continue
+            left_out = sum(held.get(terms[i], 0) for i in range(len(terms)) if i not in kept)
+            rank = (-found["relevance"], found["quality"], found["name_length"], -left_out)
+            if best is None or rank < best[0]:
+                best = (rank, candidate)
+        if best is not None:
+            return best[1]
+    return None
+
+
+# foods_about counts up to this many foods per word.
+ABOUT_CAP = 100
+
+
+def foods_about(terms: list[str], market: str | None) -> dict[str, int]:
+    """How many reference (non-branded) foods of ``market`` (None: any) each of
+    ``terms`` is *about* (a ``search_heads`` key of one word: "Turkey, ground" is about
+    turkey; not a dish), counting up to ``ABOUT_CAP``."""
+    stems = {term: text.stem(term) for term in dict.fromkeys(terms)}
+    if connection.vendor == "postgresql":
+        with connections[catalogue_read_alias()].cursor() as cursor:
+            cursor.execute(
+                "SELECT k, (SELECT count(*) FROM (SELECT 1 FROM catalogue_food_phrase "
+                "WHERE phrase = k AND tier = 0 "
+                "AND (%s::varchar IS NULL OR market_id = %s::varchar) LIMIT %s) s) "
+                "FROM unnest(%s::text[]) AS k",
+                (market, market, ABOUT_CAP, sorted(set(stems.values()))),
+            )
+            counts = dict(cursor.fetchall())
+        return {term: counts.get(key, 0) for term, key in stems.items()}
+    found = {}
+    for term, key in stems.items():
+        foods = (
+            Food.objects.using(catalogue_read_alias())
+            .filter(search_heads__contains=f"|{key}|")
+            .filter(Q(variant_count__isnull=True) | Q(variant_count__gt=0))
+            .exclude(data_type=BRANDED)
+            .annotate(dish=Coalesce("rank_quality", Value(UNRANKED_QUALITY)).bitand(DISH_BIT))
+            .filter(dish=0)
+        )
+        if market:
+            foods = foods.filter(market_id=market)
+        found[term] = foods.order_by()[:ABOUT_CAP].count()
+    return found
 
 
 def never() -> Q:

@@ -41,7 +41,8 @@ class FoodPage:
     the following page starts (None on the last visible page); ``total`` counts the
     matches up to ``SEARCH_COUNT_CAP`` (a search) or ``COUNT_CAP`` (a listing without
     q), ``total_exact`` False beyond. ``corrected_q``: the query searched instead of
-    ``q`` when ``q`` (nearly) matched nothing (catalogue.spelling), else None.
+    ``q`` when ``q`` (nearly) matched nothing (catalogue.spelling) or was a weak long
+    query searched without some of its words (catalogue.search.relaxed), else None.
     ``synonyms``: the synonyms ``q`` was searched with (catalogue.synonyms)."""
 
     rows: list[dict[str, Any]]
@@ -69,9 +70,13 @@ def food_search(
     A search with fewer than ``FALLBACK_BELOW`` matches is retried with its rare or
     unknown words corrected in the market's vocabulary (catalogue.spelling.correct);
     when that finds more foods holding the query's words as whole words (not only as a
-    prefix: "swee" finds "sweet"), its page is returned with ``corrected_q`` set. The
-    correction is a pure function of ``q``, the market and the catalogue, so every page
-    of the search (and its cursors) agrees.
+    prefix: "swee" finds "sweet"), its page is returned with ``corrected_q`` set.
+    Otherwise a relevance-sorted query of three or more words whose first result is
+    weak is relaxed (catalogue.search.relaxed: "atlantic salmon fillet" is searched as
+    "atlantic salmon"), decided on its first result whatever the page, and reported
+    in ``corrected_q`` the same way. Both are pure functions of ``q``, the market and
+    the catalogue (time budgets aside), so every page of the search (and its cursors)
+    agrees.
     """
     expected = len(ordering.columns_for(query.sort))
     if position.key is not None and len(position.key) != expected:
@@ -94,9 +99,33 @@ def food_search(
         if fixed is not None and _whole_words(fixed, query, market, cap=found + 1) > found:
             alternative = _food_page(replace(query, q=fixed), market, depth, position)
             return replace(alternative, corrected_q=fixed, synonyms=used)
+    if query.q and query.sort.key == "relevance":
+        first = page.rows[0] if page is not None and page.offset == 0 and page.rows else None
+        relaxed = search.relaxed(
+            query.q,
+            lambda q: first if q == query.q and first else _first_key(query, q, market),
+            lambda terms: spelling.foods_holding(terms, market),
+            lambda terms: search.foods_about(terms, market),
+        )
+        if relaxed is not None:
+            alternative = _food_page(replace(query, q=relaxed), market, depth, position)
+            return replace(alternative, corrected_q=relaxed, synonyms=used)
     if page is None:
         raise past_end
     return replace(page, synonyms=used) if used else page
+
+
+def _first_key(query: FoodQuery, q: str, market: str | None) -> dict[str, Any] | None:
+    """The sort key of the first food of the relevance-ranked search ``q`` (with
+    ``query``'s filters), or None when it matches nothing. Where the phrase index ranks
+    ``q``, only its rows are read: a first food below them (relevance under 2) is never
+    strong enough for ``search.relaxed``, so None stands for it."""
+    searched = replace(query, q=q)
+    if _phrase_ranked(searched):
+        rows = search.phrase_rows(q=q, market=market, after=None, offset=0, limit=1)
+        return rows[0] if rows else None
+    keys = _top_keys(searched, market, 1)
+    return keys[0] if keys else None
 
 
 def _whole_words(q: str, query: FoodQuery, market: str | None, *, cap: int | None = None) -> int:
@@ -355,12 +384,16 @@ def food_top_ids(
 
 
 def _top_ids(query: FoodQuery, market: str | None, limit: int) -> list[int]:
+    return [key["id"] for key in _top_keys(query, market, limit)]
+
+
+def _top_keys(query: FoodQuery, market: str | None, limit: int) -> list[dict[str, Any]]:
     queryset = search.match(_filtered(query, market), query.q)
     if _phrase_ranked(query):
         keys, _ = _phrase_page(queryset, query, market, Position(0), limit)
     else:
         keys = _ranked(queryset, query, None, 0, limit)
-    return [key["id"] for key in keys]
+    return keys
 
 
 def source_loads_list() -> list[SourceLoad]:

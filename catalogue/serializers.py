@@ -93,31 +93,17 @@ def _variants(row: dict[str, Any]) -> dict[str, Any] | None:
     return {"count": count, "list": f"/v1/foods?{query}"}
 
 
-def food_detail(food: Food, nutrients: dict[int, NutrientRef]) -> dict[str, Any]:
+def food_detail(
+    food: Food, nutrients: dict[int, NutrientRef], *, summary: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A food record: its summary, its local names by language (``{}`` if none), every
     portion and every measured nutrient, each with its amount per 100 g and per serving
     (null without a serving weight), and ``sd_per_100g`` where the source gives a
-    standard deviation (IFCT)."""
-    row = {field: getattr(food, field) for field in ("public_id", "name", "data_type")}
-    row |= {
-        "source": food.source,
-        "source_id": food.source_id,
-        "brand_owner": food.brand_owner,
-        "market_id": food.market_id,
-        "serving_description": food.serving_description,
-        "serving_grams": food.serving_grams,
-        "variant_count": food.variant_count,
-        "category__slug": food.category.slug if food.category else None,
-        "category__name": food.category.name if food.category else None,
-    }
-    row |= {h.column: getattr(food, h.column) for h in HEADLINES}
-    measured = [
-        (nutrients[int(key)], amount, food.nutrient_sd.get(key))
-        for key, amount in food.nutrients.items()
-        if int(key) in nutrients
-    ]
-    measured.sort(key=lambda item: (item[0].rank, item[0].id))
-    return food_summary(row) | {
+    standard deviation (IFCT). ``summary``: the food's ``food_summary`` when the caller
+    made it already (the pre-rendering needs both)."""
+    if summary is None:
+        summary = food_summary(food_row(food))
+    return summary | {
         "source": source_detail(food.source, food.source_id),
         "local_names": food.local_names,
         "portions": food.portions,
@@ -131,9 +117,39 @@ def food_detail(food: Food, nutrients: dict[int, NutrientRef]) -> dict[str, Any]
                 "amount_per_serving": per_serving(amount, food.serving_grams),
             }
             | ({} if sd is None else {"sd_per_100g": sd})
-            for nutrient, amount, sd in measured
+            for nutrient, amount, sd in _measured(food, nutrients)
         ],
     }
+
+
+def food_row(food: Food) -> dict[str, Any]:
+    """The ``LIST_FIELDS`` row of a food model (its category loaded with it), for
+    ``food_summary``."""
+    row = {field: getattr(food, field) for field in ("id", "public_id", "name", "data_type")}
+    row |= {
+        "search_name": food.search_name,
+        "source": food.source,
+        "source_id": food.source_id,
+        "brand_owner": food.brand_owner,
+        "market_id": food.market_id,
+        "serving_description": food.serving_description,
+        "serving_grams": food.serving_grams,
+        "variant_count": food.variant_count,
+        "category__slug": food.category.slug if food.category else None,
+        "category__name": food.category.name if food.category else None,
+    }
+    row |= {h.column: getattr(food, h.column) for h in HEADLINES}
+    return row
+
+
+def _measured(food: Food, nutrients: dict[int, NutrientRef]) -> list[tuple[NutrientRef, Any, Any]]:
+    measured = [
+        (nutrients[int(key)], amount, food.nutrient_sd.get(key))
+        for key, amount in food.nutrients.items()
+        if int(key) in nutrients
+    ]
+    measured.sort(key=lambda item: (item[0].rank, item[0].id))
+    return measured
 
 
 def nutrient_record(nutrient: Nutrient) -> dict[str, Any]:

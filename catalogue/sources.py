@@ -4,6 +4,7 @@ what was loaded when is ``catalogue.models.SourceLoad``."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -45,6 +46,12 @@ DATASETS = {
 def source_detail(source: str, source_id: str) -> dict[str, Any]:
     """A record's ``source``: the dataset's code (``name``), the food's id in it and the
     dataset's title, publisher, release, licence and link."""
+    return {"name": source, "id": source_id} | _described(source)
+
+
+@functools.cache
+def _described(source: str) -> dict[str, Any]:
+    # Cached: a load renders hundreds of thousands of records of three datasets. The
+    # caller copies it (``|``), so the cached dict is never changed.
     dataset = DATASETS.get(source)
-    described = asdict(dataset) if dataset else dict.fromkeys(Dataset.__slots__, None)
-    return {"name": source, "id": source_id} | described
+    return asdict(dataset) if dataset else dict.fromkeys(Dataset.__slots__, None)

@@ -54,6 +54,59 @@ def slugify_name(name: str) -> str:
     return f"{slug[:50].rstrip('-')}-{digest}"
 
 
+# PostgreSQL's English stop words (tsearch_data/english.stop, the Snowball list): its
+# ``english`` configuration drops them from names and queries alike, so they never
+# decide a match there. The same words are left out of SQLite's FTS query and of the
+# "every word" test of a long query's relevance (catalogue.search), so both backends
+# treat ``scrambled eggs with milk`` as scrambled, eggs, milk.
+STOP_WORDS = frozenset(
+    {
+        "i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "your", "yours",
+        "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers",
+        "herself", "it", "its", "itself", "they", "them", "their", "theirs", "themselves",
+        "what", "which", "who", "whom", "this", "that", "these", "those", "am", "is", "are",
+        "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "does",
+        "did", "doing", "a", "an", "the", "and", "but", "if", "or", "because", "as", "until",
+        "while", "of", "at", "by", "for", "with", "about", "against", "between", "into",
+        "through", "during", "before", "after", "above", "below", "to", "from", "up", "down",
+        "in", "out", "on", "off", "over", "under", "again", "further", "then", "once", "here",
+        "there", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more",
+        "most", "other", "some", "such", "no", "nor", "not", "only", "own", "same", "so",
+        "than", "too", "very", "s", "t", "can", "will", "just", "don", "should", "now",
+    }
+)  # fmt: skip
+
+
+def significant(terms: list[str]) -> list[str]:
+    """``terms`` without ``STOP_WORDS``, or all of them when every one is a stop word."""
+    kept = [term for term in terms if term not in STOP_WORDS]
+    return kept or terms
+
+
+# Consonants romanised from Indian scripts with or without an aspirate "h" ("gobi" and
+# "gobhi", "dal" and "dhal", "bindi" and "bhindi"): local names are compared up to one.
+_ASPIRABLE = frozenset("bcdgjkpt")
+MAX_ROMANISED_WORDS = 3
+
+
+def romanisations(phrase: str) -> list[str]:
+    """``phrase`` (words joined by spaces) and its spellings one aspirate "h" away: an
+    "h" added after, or removed from after, one of ``_ASPIRABLE``'s consonants
+    (``gobi`` -> ``ghobi``, ``gobhi``, ...; ``bhindi`` -> ``bindi``, ...). Phrases of
+    more than ``MAX_ROMANISED_WORDS`` words come back alone."""
+    if phrase.count(" ") >= MAX_ROMANISED_WORDS:
+        return [phrase]
+    found = [phrase]
+    for i, ch in enumerate(phrase):
+        if ch not in _ASPIRABLE:
+            continue
+        if phrase[i + 1 : i + 2] == "h":
+            found.append(phrase[: i + 1] + phrase[i + 2 :])
+        else:
+            found.append(phrase[: i + 1] + "h" + phrase[i + 1 :])
+    return list(dict.fromkeys(found))
+
+
 def postgres_tsquery(terms: list[str], *, prefix: bool = True) -> str:
     """A ``to_tsquery`` text for ``terms``: every word must match, the last one also as a
     prefix (so ``chick`` finds chicken while typing) unless ``prefix`` is False.

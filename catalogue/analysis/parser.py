@@ -16,10 +16,12 @@ chopped"; "salt, to taste" is salt).
 Preparation words (chopped, sliced, ...) leave the food's words and choose the portion
 ("1 cup, chopped" before "1 cup"); state words (cooked, raw, boiled, ...) stay among the
 food's words, so the search chooses the cooked or the raw food. A count word alone
-("2 cookies") is the food, counted. ``ingredient-parser-nlp`` 2.9.1 was weighed and not
-taken (tried 2026-11-25): it does not run offline from its package (its first parse
-downloads NLTK's ``averaged_perceptron_tagger_eng`` from GitHub and fails without the
-network), its import takes 1.7 s, and it labels the same fields this table does.
+("2 cookies") is the food, counted; one naming a part of a food (``TRAILING``: clove,
+stalk, slice, ...) after it is its unit ("3 garlic cloves" is "3 cloves garlic").
+``ingredient-parser-nlp`` 2.9.1 was weighed and not taken (tried 2026-11-25): it does
+not run offline from its package (its first parse downloads NLTK's
+``averaged_perceptron_tagger_eng`` from GitHub and fails without the network), its
+import takes 1.7 s, and it labels the same fields this table does.
 """
 
 from __future__ import annotations
@@ -68,6 +70,9 @@ FILLER = _set(
     " level scant generous good pinch x and or into"
 )
 MAX_QUANTITY = 100_000.0
+# Count words naming a part of a food, which may follow it: "3 garlic cloves" is "3
+# cloves garlic". Not those naming a food of their own ("2 chocolate chip cookies").
+TRAILING = _set("clove stalk sprig leaf slice strip spear wedge head ear")
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +219,16 @@ def parse_line(text: str, *, measure: bool = False) -> ParsedLine:
             preparation.append(lower)
         elif lower not in FILLER and lower != "-":  # numbers stay: "2% milk"
             food.append(lower)
+    trailing = UNITS.get(food[-1]) if food else None
+    if (
+        trailing is not None
+        and not measure
+        and unit is None
+        and quantity is not None
+        and len(food) >= 2
+        and trailing.name in TRAILING
+    ):
+        unit, food = trailing, food[:-1]  # "3 garlic cloves", "2 celery stalks"
     for word in tokens(tail):
         lower = word.lower()
         if lower in PREPARATION:

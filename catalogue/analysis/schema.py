@@ -124,21 +124,27 @@ counts as its mean and is echoed in `range`. Then a unit, spaced or not (`200g`)
 fl oz, pint, quart, gallon, pinch, dash) or a count word (large, medium, small, slice,
 clove, can, stick, piece, pat, container, leaf, head, stalk, ...). Then the food.
 Parenthesised text is left out (`1 (15 oz) can` is one can); after a comma only
-preparation and state words count (`broccoli, chopped`). `milk 250 ml` works too.
+preparation and state words count (`broccoli, chopped`). `milk 250 ml` and `3 garlic
+cloves` (a part's count word after the food) work too.
 
 **Which food.** The food words are searched like `GET /v1/foods?q=` (whole foods first);
 among the first candidates, reference foods (USDA SR28, FNDDS, IFCT) come before
 branded ones and names adding fewer words than the line asked come first (`2 eggs` are
-whole eggs, not yolks); when only branded foods come first, the reference foods are
-searched alone. State words (cooked, raw, boiled, fried, ...) choose the food;
+whole eggs, not yolks; `1/2 avocado` is the average of all varieties, not Florida's; a
+line that does not say baby, homemade or canned means the usual bought food); records
+of single lab samples come last; when only branded foods come first, the reference
+foods are searched alone. State words (cooked, raw, boiled, fried, ...) choose the food;
 preparation words (chopped, sliced, diced, shredded, packed, ...) choose the measure
 (`1 cup, chopped` before `1 cup`). `alternatives` lists the next three.
 
 **Grams.** Mass units convert exactly. Volume and count units use the food's own
 household measure (`portion` says which); a volume the food lacks converts through
 another volume measure (1 cup = 16 tbsp = 48 tsp = 236.6 ml). No unit (`1 apple`,
-`10 almonds`) uses the food's count measure: one named after it (`1 almond`), else the
-medium one.
+`10 almonds`) uses the food's count measure: one named after it (`1 almond`, `1 pepper`
+of a jalapeno), else the medium one. A reference food without household measures
+(most FNDDS and Foundation foods) borrows the measure of the SR28 food of the same kind
+and state, and `portion` names it: `1 tsp or 1 packet = 5 g (measure of Mustard,
+prepared, yellow)`.
 
 **Unmatched** lines (no food named, none found, no amount, or no measure for the unit)
 carry a `reason`, never a guess, and never fail the request. Nutrients use the keys of a

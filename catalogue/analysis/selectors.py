@@ -5,7 +5,10 @@ catalogue's own search (``catalogue.selectors.food_top_ids``: ``food_search``'s 
 order, whole foods first); its top ``CANDIDATES`` are put in the order of what a line usually means
 (catalogue.analysis.choosing), and the first of the ``WEIGHED`` best that can weigh the
 line (catalogue.analysis.weighing) is the match; the next three are its
-``alternatives``.
+``alternatives``. FNDDS and most Foundation foods have no household measures: when the
+best food is one of them and no reference food of its kind adding one word more (nor,
+for the search, any adding one word more) can weigh the line, an SR28 food of its kind
+lends its measure (``_lent``), named in ``portion``.
 When every word together matches nothing, the search retries without the first word
 ("extra virgin olive oil" -> "virgin olive oil" -> "olive oil"), up to ``RETRIES`` times.
 
@@ -15,18 +18,21 @@ line and listed in ``incomplete`` (its total sums the lines that report it).
 
 Contracts: one result per line, in order; never raises for a line's content. Reads:
 one search per distinct food text (a line repeated costs nothing more), one query for
-every candidate's name, one for the measures and nutrients of those tried.
+every candidate's name, one for the measures and nutrients of those tried and of the
+SR28 candidates that may lend a measure; an SR28 search (and two reads) per distinct
+food text only where no candidate can lend and no near food can weigh.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection, connections
 
-from catalogue.analysis.choosing import by_meaning
+from catalogue.analysis.choosing import CUTS, by_meaning, meaning, same_kind, tier
 from catalogue.analysis.parser import ParsedLine, parse_line
 from catalogue.analysis.weighing import Weighing, weigh
 from catalogue.models import DataType, Food
@@ -41,6 +47,9 @@ RETRIES = 2
 REFERENCE = (DataType.SR_LEGACY, DataType.FOUNDATION, DataType.SURVEY, DataType.IFCT)
 # Of the candidates in the order of meaning, this many are read whole and tried.
 WEIGHED = 20
+# A reference food of the best one's kind with its own measure, adding at most this
+# many words more than the best one, is matched before the best borrows one (``_lent``).
+LENT_AFTER = 1
 NUTRIENT_KEYS = tuple(h.column for h in HEADLINES)
 _NAME_FIELDS = ("id", "public_id", "name", "data_type")
 _WEIGHT_FIELDS = ("id", "portions", *NUTRIENT_KEYS)
@@ -66,20 +75,70 @@ def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
             found[line.food] = _candidates(line.food, market)
     names = _rows({i for ids in found.values() for i in ids}, _NAME_FIELDS)
     asked = {line.food: _asked(line) for line in parsed}
-    ordered = {words: _by_meaning(ids, names, asked[words]) for words, ids in found.items()}
+    cut = {line.food for line in parsed if CUTS.intersection(line.preparation)}
+    ordered = {
+        words: _by_meaning(ids, names, asked[words], cut=words in cut)
+        for words, ids in found.items()
+    }
     for words, ids in ordered.items():
-        if ids and names[ids[0]]["data_type"] == DataType.BRANDED:
+        if ids and tier(names[ids[0]]["data_type"]) > 0:
             # No reference food among the first: branded titles holding the words as a
             # phrase ("ALL PURPOSE FLOUR") outrank "Wheat flour, white, all-purpose".
             more = [i for i in _candidates(words, market, REFERENCE) if i not in names]
             names |= _rows(set(more), _NAME_FIELDS)
-            ordered[words] = _by_meaning(more + found[words], names, asked[words])
+            ordered[words] = _by_meaning(more + found[words], names, asked[words], cut=words in cut)
     weighed = _rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
+    kin = {words: _kin(ids, names) for words, ids in ordered.items()}
+    weighed |= _rows({i for ids in kin.values() for i in ids} - weighed.keys(), _WEIGHT_FIELDS)
+    searched = _Lenders(market, asked, cut)
     results = [
-        _result(text, line, [names[i] | weighed.get(i, {}) for i in ordered.get(line.food, [])])
+        _result(
+            text,
+            line,
+            [names[i] | weighed.get(i, {}) for i in ordered.get(line.food, [])],
+            [names[i] | weighed[i] for i in kin.get(line.food, []) if i in weighed],
+            searched,
+        )
         for text, line in zip(lines, parsed, strict=True)
     ]
     return _summed(results)
+
+
+class _Lenders:
+    """SR28 foods that may lend their measure to a reference food that has none, when
+    no candidate of its kind can: the SR28 search of a line's words (retried without
+    the first word, like any search), in the order of meaning, its ``WEIGHED`` best
+    read whole. One search per distinct food text, only for the lines that need it."""
+
+    def __init__(self, market: str | None, asked: dict[str, str], cut: set[str]) -> None:
+        self.market, self.asked, self.cut = market, asked, cut
+        self.found: dict[str, list[dict[str, Any]]] = {}
+
+    def __call__(self, words: str) -> list[dict[str, Any]]:
+        if words not in self.found:
+            ids = _candidates(words, self.market, (DataType.SR_LEGACY,), retries=RETRIES)
+            names = _rows(set(ids), _NAME_FIELDS)
+            best = _by_meaning(ids, names, self.asked[words], cut=words in self.cut)[:WEIGHED]
+            rows = _rows(set(best), _WEIGHT_FIELDS)
+            self.found[words] = [names[i] | rows[i] for i in best if i in rows]
+        return self.found[words]
+
+
+def _kin(ids: list[int], names: dict[int, dict[str, Any]]) -> list[int]:
+    """The SR28 foods among the candidates ``ids`` (in the order of meaning) of the same
+    kind as the first, when the first is a reference food of another data type: those
+    that may lend it a measure (FNDDS and most Foundation foods have none)."""
+    if not ids or tier(names[ids[0]]["data_type"]) > 0:
+        return []
+    first = names[ids[0]]
+    if first["data_type"] == DataType.SR_LEGACY:
+        return []
+    return [
+        i
+        for i in ids[1:]
+        if names[i]["data_type"] == DataType.SR_LEGACY
+        and same_kind(first["name"], names[i]["name"])
+    ]
 
 
 def _asked(line: ParsedLine) -> str:
@@ -106,17 +165,24 @@ def _rows(ids: set[int], fields: tuple[str, ...]) -> dict[int, dict[str, Any]]:
     return {row["id"]: row for row in rows}
 
 
-def _by_meaning(ids: list[int], names: dict[int, dict[str, Any]], words: str) -> list[int]:
+def _by_meaning(
+    ids: list[int], names: dict[int, dict[str, Any]], words: str, *, cut: bool = False
+) -> list[int]:
     present = [i for i in ids if i in names]
     foods = [(names[i]["name"], names[i]["data_type"]) for i in present]
-    return [present[k] for k in by_meaning(foods, words)]
+    return [present[k] for k in by_meaning(foods, words, cut=cut)]
 
 
-def _candidates(words: str, market: str | None, data_types: tuple[str, ...] = ()) -> list[int]:
-    """Ids of the top foods for ``words`` (of ``data_types`` only, if given); a search
-    of every data type is retried without the first word when it finds nothing."""
+def _candidates(
+    words: str, market: str | None, data_types: tuple[str, ...] = (), *, retries: int = -1
+) -> list[int]:
+    """Ids of the top foods for ``words`` (of ``data_types`` only, if given); retried
+    without the first word when it finds nothing, ``retries`` times (default: a search
+    of every data type ``RETRIES`` times, of some data types none)."""
     terms = words.split()
-    for _ in range(1 if data_types else RETRIES + 1):
+    if retries < 0:
+        retries = 0 if data_types else RETRIES
+    for _ in range(retries + 1):
         ids = food_top_ids(
             q=" ".join(terms), market=market, limit=CANDIDATES, data_types=data_types
         )
@@ -126,7 +192,13 @@ def _candidates(words: str, market: str | None, data_types: tuple[str, ...] = ()
     return []
 
 
-def _result(text: str, line: ParsedLine, candidates: list[dict[str, Any]]) -> dict[str, Any]:
+def _result(
+    text: str,
+    line: ParsedLine,
+    candidates: list[dict[str, Any]],
+    lenders: list[dict[str, Any]] | None = None,
+    searched: Callable[[str], list[dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
     base: dict[str, Any] = {
         "text": text,
         "quantity": line.quantity,
@@ -138,17 +210,57 @@ def _result(text: str, line: ParsedLine, candidates: list[dict[str, Any]]) -> di
         return base | _unmatched("No food named: write what was eaten, e.g. '1 cup milk'.")
     if not candidates:
         return base | _unmatched(f"No food found for {line.food!r}.")
-    reason = None
     tried = candidates[:WEIGHED]
+    first = tried[0]
+    asked, cut = _asked(line), bool(CUTS.intersection(line.preparation))
+    best = meaning(first["name"], first["data_type"], asked, cut=cut)
+    reason, own, weighing = None, None, None
     for food in tried:
-        weighing = weigh(line, food["portions"] or [], food_words=line.food)
+        weighing = weigh(line, food["portions"] or [], food_words=line.food, name=food["name"])
         if weighing.grams is not None:
-            food, weighing = _same_food_fitting(food, weighing, line, tried)
-            others = [c for c in candidates if c is not food][:ALTERNATIVES]
-            return base | _matched(food, weighing.grams, weighing.portion, others)
+            own = food
+            break
         reason = reason or f"{food['name']}: {weighing.reason}"
+    near = False  # a reference food with its own measure, one word more than the best
+    if own is not None and weighing is not None:
+        rank = meaning(own["name"], own["data_type"], asked, cut=cut)
+        near = rank <= (best[0], best[1] + LENT_AFTER)
+        close = near and same_kind(first["name"], own["name"])
+        if rank == best or close or best[0] > 0 or not (lenders or searched):
+            own, weighing = _same_food_fitting(own, weighing, line, tried)
+            others = [c for c in candidates if c is not own][:ALTERNATIVES]
+            return base | _matched(own, weighing.grams, weighing.portion, others)  # type: ignore[arg-type]
+    if best[0] == 0 and first["data_type"] != DataType.SR_LEGACY and (lenders or searched):
+        # No reference food as good as the best one, nor one of its kind adding one
+        # word more, has a measure for the line: an SR28 food of the best one's kind
+        # (among the candidates; else, when no near food can weigh the line either,
+        # found by an SR28 search of the line's words) lends its own, said so in
+        # ``portion``.
+        lent = _lent(first, line, lenders or [])
+        if lent is None and searched is not None and not near:
+            lent = _lent(first, line, searched(line.food))
+        if lent is not None:
+            others = [c for c in candidates if c is not first][:ALTERNATIVES]
+            return base | _matched(first, lent.grams, lent.portion, others)  # type: ignore[arg-type]
+    if own is not None and weighing is not None:
+        own, weighing = _same_food_fitting(own, weighing, line, tried)
+        others = [c for c in candidates if c is not own][:ALTERNATIVES]
+        return base | _matched(own, weighing.grams, weighing.portion, others)  # type: ignore[arg-type]
     others = candidates[:ALTERNATIVES]
     return base | _unmatched(reason or "", alternatives=[_ref(c) for c in others])
+
+
+def _lent(food: dict[str, Any], line: ParsedLine, lenders: list[dict[str, Any]]) -> Weighing | None:
+    """The weighing of ``line`` by the first of ``lenders`` of the same kind as ``food``
+    that can weigh it, its ``portion`` naming the lender."""
+    for lender in lenders:
+        if lender["id"] == food["id"] or not same_kind(food["name"], lender["name"]):
+            continue
+        weighing = weigh(line, lender["portions"] or [], food_words=line.food, name=lender["name"])
+        if weighing.grams is not None:
+            portion = f"{weighing.portion or ''} (measure of {lender['name']})".strip()
+            return Weighing(weighing.grams, portion=portion, fits=weighing.fits)
+    return None
 
 
 def _same_food_fitting(
@@ -161,7 +273,7 @@ def _same_food_fitting(
         return food, weighing
     for other in tried:
         if other is not food and other["name"].casefold() == food["name"].casefold():
-            better = weigh(line, other["portions"] or [], food_words=line.food)
+            better = weigh(line, other["portions"] or [], food_words=line.food, name=other["name"])
             if better.grams is not None and better.fits:
                 return other, better
     return food, weighing

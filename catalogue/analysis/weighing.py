@@ -2,12 +2,15 @@
 
 - a mass unit converts exactly (``200 g``, ``4 oz``); no measure is needed;
 - a volume unit uses the food's volume measure, preferring one with the line's
-  preparation ("1 cup, chopped" for "1 cup chopped broccoli"), then a plain one ("1
+  preparation ("1 cup, chopped" for "1 cup chopped broccoli"; a cut small, ``SMALL_CUTS``,
+  stands for another: "1 cup chopped" for "1 cup diced celery"), then a plain one ("1
   cup"); a food measured only in tbsp still weighs a cup (1 cup = 16 tbsp = 48 tsp =
   236.6 ml, catalogue.analysis.units);
 - a count word uses the food's measure of that word ("1 large", "1 slice", "1 clove");
 - no unit ("1 apple", "10 almonds") uses the food's own count measure: one named after
-  the food ("1 almond"), else "1 medium", else a piece or fruit, else "1 large", "1 small".
+  the food by the line's words ("1 almond") or by the first part of its name ("1
+  pepper" of "Peppers, jalapeno, raw" for "1 jalapeno"), else "1 medium", else a piece
+  or fruit, else "1 large", "1 small".
 
 A food with no way to weigh the line gets a ``reason`` instead, never a guess.
 """
@@ -24,6 +27,8 @@ from catalogue.analysis.units import Unit
 _UNITLESS_SIZES = ("medium", "large", "small")
 _PREPARED = frozenset(text.stem(word) for word in PREPARATION)
 _UNITLESS_OTHER = frozenset({"piece", "fruit", "item", "unit", "whole", "each"})
+# Cuts into small pieces: a cup of one weighs about a cup of another.
+SMALL_CUTS = frozenset(text.stem(word) for word in ("chopped", "diced", "cubed", "minced"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +76,12 @@ def measures(portions: list[dict[str, Any]]) -> list[Measure]:
     return out
 
 
-def weigh(line: ParsedLine, portions: list[dict[str, Any]], *, food_words: str = "") -> Weighing:
+def weigh(
+    line: ParsedLine, portions: list[dict[str, Any]], *, food_words: str = "", name: str = ""
+) -> Weighing:
     """The grams of ``line`` in a food with these ``portions``; ``food_words``: the
-    words the line named the food with (for a unit-less count, "almonds")."""
+    words the line named the food with (for a unit-less count, "almonds"); ``name``:
+    the food's name (its first part may name its count measure too)."""
     quantity = 1.0 if line.quantity is None else line.quantity
     unit = line.unit
     if unit is not None and unit.kind == "mass":
@@ -94,7 +102,7 @@ def weigh(line: ParsedLine, portions: list[dict[str, Any]], *, food_words: str =
         if chosen is None:
             return Weighing(None, reason=f"No '{unit.name}' measure for this food; give grams.")
         return _weighed(quantity * chosen.grams / chosen.amount, chosen, line)
-    chosen = _counted(usable, food_words or line.food)
+    chosen = _counted(usable, food_words or line.food, name)
     if chosen is None:
         return Weighing(None, reason="No count measure for this food; give a unit or grams.")
     return _weighed(quantity * chosen.grams / chosen.amount, chosen, line)
@@ -102,6 +110,8 @@ def weigh(line: ParsedLine, portions: list[dict[str, Any]], *, food_words: str =
 
 def _weighed(grams: float, measure: Measure, line: ParsedLine) -> Weighing:
     wanted = {text.stem(word) for word in line.preparation}
+    if wanted & SMALL_CUTS:
+        wanted |= SMALL_CUTS
     fits = not wanted or bool(wanted & {text.stem(word) for word in measure.words})
     portion = f"{measure.description} = {measure.grams:g} g"
     return Weighing(round(grams, 1), portion=portion, fits=fits)
@@ -114,6 +124,8 @@ def _best(candidates: list[Measure], line: ParsedLine) -> Measure | None:
     one of the line's own unit ("1 tsp, ground" before "1 dash" for a tsp), then a plain
     one, then a medium one ("1 stalk, medium"), then the food's own order."""
     wanted = {text.stem(word) for word in line.preparation}
+    if wanted & SMALL_CUTS:
+        wanted |= SMALL_CUTS
     asked = line.unit.name if line.unit else None
 
     def rank(measure: Measure) -> tuple[int, int, int, int]:
@@ -125,11 +137,14 @@ def _best(candidates: list[Measure], line: ParsedLine) -> Measure | None:
     return min(candidates, key=rank, default=None)
 
 
-def _counted(usable: list[Measure], food_words: str) -> Measure | None:
+def _counted(usable: list[Measure], food_words: str, name: str = "") -> Measure | None:
     """A unit-less count's measure: named after the food, else by size, else a piece."""
     words = text.words(food_words)
     # "sweet potato" is SR28's "1 sweetpotato, 5" long"
     stems = {text.stem(word) for word in words} | {text.stem("".join(words))}
+    first = text.words(name.split(",")[0])
+    if len(first) == 1:  # "Peppers, jalapeno, raw": "1 pepper" is one jalapeno
+        stems.add(text.stem(first[0]))
     named = [
         measure
         for measure in usable

@@ -96,7 +96,7 @@ def catalogue_load(
     changes = Changes()
     with transaction.atomic():
         changes.begin()
-        with deferred_indexes(file_size=reader.lines.size) as fresh:
+        with deferred_indexes() as fresh:
             writer = Writer(fresh=fresh, changes=changes)
             writer.nutrients(reader.nutrient_defs(), authoritative=source == "sr28")
             loaded = 0

@@ -9,13 +9,13 @@ re-running an unchanged source writes nothing.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
 from django.db import connection
 
 from catalogue import text
@@ -148,27 +148,19 @@ class Writer:
             self._markets.add(code)
 
 
-# Below this many foods, a large load (a file over LARGE_FILE bytes) rebuilds the indexes
-# rather than maintaining them: e.g. FDC loaded after SR28's 8,800 foods.
-SMALL_CATALOGUE = 50_000
-LARGE_FILE = 20_000_000
-
-
 @contextmanager
-def deferred_indexes(*, file_size: int = 0) -> Iterator[bool]:
-    """On PostgreSQL, when the catalogue is empty, or small (``SMALL_CATALOGUE``) and
-    the file large (``LARGE_FILE``): drops the non-unique indexes of the food table, of
-    its phrase index and of the typo vocabulary for the load and builds each once at
-    the end, which is several times faster than maintaining ~20 indexes row by row.
-    Must run inside the load's transaction, so a failed load rolls the drop back too.
-    Dropping an index locks its table: reads of a small catalogue wait for such a load
-    (a catalogue in service, larger, never does). Yields whether the catalogue was
-    empty (every id new)."""
-    if connection.vendor != "postgresql":
-        yield False
-        return
-    existing = Food.objects.count()
-    if existing and (existing >= SMALL_CATALOGUE or file_size < LARGE_FILE):
+def deferred_indexes() -> Iterator[bool]:
+    """On PostgreSQL, when the catalogue is empty: drops the non-unique indexes of the
+    food table, of its phrase index and of the typo vocabulary for the load and builds
+    each once at the end, which is several times faster than maintaining ~25 indexes
+    row by row. Must run inside the load's transaction, so a failed load rolls the drop
+    back too. Yields whether it did (the catalogue was empty: every id is new).
+
+    Dropping an index locks its table against reads until the load commits, so a
+    catalogue that holds foods keeps its indexes: it may be serving, and reads go on
+    during its loads (issue 28.3, ``bench/reads_during_load.py``). An empty one serves
+    nothing worth waiting for."""
+    if connection.vendor != "postgresql" or Food.objects.exists():
         yield False
         return
     with connection.cursor() as cursor:
@@ -180,7 +172,7 @@ def deferred_indexes(*, file_size: int = 0) -> Iterator[bool]:
         definitions = cursor.fetchall()
         for name, _ in definitions:
             cursor.execute(f'DROP INDEX "{name}"')
-    yield existing == 0
+    yield True
     with connection.cursor() as cursor:
         # Django's foreign keys are deferred; their checks must fire before CREATE INDEX.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
@@ -190,4 +182,6 @@ def deferred_indexes(*, file_size: int = 0) -> Iterator[bool]:
 
 
 def _copy_value(value: Any) -> Any:
-    return json.dumps(value) if isinstance(value, dict | list) else value
+    # A JSON column's text for COPY. PostgreSQL parses it into jsonb, so how it is
+    # spelled does not matter: orjson, five times json.dumps's speed on 390k rows.
+    return orjson.dumps(value).decode() if isinstance(value, dict | list) else value

@@ -79,7 +79,8 @@ def test_sets_judged_on_the_first_row_meet_their_targets_on_real_rows(
     # Floors: what the full catalogue reaches today (bench/RESULTS.md), so a change that
     # loses ground fails here; the targets (search_quality.TARGETS) are higher
     # for first-row staples, long and Indian queries and are measured on the full table.
-    floors = {"first": 0.90, "regional": 0.80, "long": 0.65, "indian": 0.90}
+    # The held-out long queries (judged_set.LONG_HELD_OUT) have no rows in the sample.
+    floors = {"first": 0.92, "regional": 0.80, "long": 0.90, "indian": 0.94}
     for kind, floor in floors.items():
         hits, total = rates[kind]
         assert total >= 30 and hits / total >= floor, (kind, misses)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import OperationalError, connection, connections
 
 from accounts.models import Account
 from accounts.services import account_set_tier
@@ -294,3 +294,45 @@ def test_the_digest_follows_the_files_and_a_limited_load_records_none(db, tmp_pa
     assert set(SourceLoad.objects.values_list("digest", flat=True)) == {""}
     report = catalogue_load(source="sr28", path=DATA / "sr28")  # read, though loaded before
     assert (report.inserted, report.unchanged) == (15, 5)
+
+
+class _ReadProbe(Progress):
+    """At the start of the ``group`` phase (inside the load's transaction, its rows
+    written), counts the foods from another connection that waits at most 2 s for a
+    lock: what a worker's read meets during the load."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.seen: int | str | None = None
+
+    def start(self, phase: str, *, total: int | None = None) -> None:
+        super().start(phase, total=total)
+        if phase != "group":
+            return
+        other = connections.create_connection("default")
+        try:
+            with other.cursor() as cursor:
+                cursor.execute("SET lock_timeout = '2s'")
+                cursor.execute("SELECT count(*) FROM catalogue_food WHERE energy_kcal > 0")
+                self.seen = cursor.fetchone()[0]
+        except OperationalError as exc:
+            self.seen = type(exc.__cause__).__name__
+        finally:
+            other.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_load_onto_a_catalogue_in_service_never_locks_out_its_reads():
+    """Issue 28.3: a catalogue that holds foods keeps its indexes during a load, so a
+    read goes on (and sees the catalogue before the load); only a load into an empty
+    catalogue drops and rebuilds them, locking its tables until it commits."""
+    if connection.vendor != "postgresql":
+        pytest.skip("index and lock handling of PostgreSQL loads (SQLite has neither)")
+    first = _ReadProbe()
+    catalogue_load(source="ifct", path=SOURCES["ifct"], progress=first)
+    assert first.seen == "LockNotAvailable"  # empty: indexes dropped and rebuilt
+    before = Food.objects.filter(energy_kcal__gt=0).count()
+    second = _ReadProbe()
+    catalogue_load(source="sr28", path=SOURCES["sr28"], progress=second)
+    assert second.seen == before
+    assert Food.objects.filter(energy_kcal__gt=0).count() > before

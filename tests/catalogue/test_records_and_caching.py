@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import importlib
+import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 from rest_framework.renderers import JSONRenderer
 
 from catalogue import rendering, selectors, serializers
-from catalogue.conditional import etag_for, etag_of_bytes, is_not_modified, parse_if_none_match
+from catalogue.conditional import etag_of_bytes, is_not_modified, parse_if_none_match
 from catalogue.models import Category, Food, FoodRendering, Nutrient
+from tests.factories import FoodFactory, MarketFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -60,14 +64,15 @@ def test_changes_to_foods_nutrients_and_categories_are_served_on_the_next_read(s
 
 def test_served_bytes_and_tags_are_what_the_serializers_render(sr28_small, taster):
     """Pre-rendered bodies are byte for byte the dicts of catalogue/serializers.py as DRF
-    renders them, with the record's tag computed from the same dict."""
+    renders them (orjson writes the same bytes for these values), with the record's tag
+    the hash of the bytes served."""
     food = Food.objects.select_related("category").get(public_id="sr28-01001")
     nutrients = selectors.nutrients_by_id(ids=[int(k) for k in food.nutrients])
     body = {"data": serializers.food_detail(food, nutrients)}
     for _ in range(2):  # rendered on the first read, stored bytes on the second
         response = taster.get("/v1/foods/sr28-01001")
         assert response.content == JSONRenderer().render(body)
-        assert response["ETag"] == etag_for(body)
+        assert response["ETag"] == etag_of_bytes(response.content)
         assert response["Content-Type"] == "application/json"
     # A page without a next link: main's cursors carry a timestamp (issue 14).
     page = taster.get("/v1/foods?q=butter&page_size=50")
@@ -160,6 +165,27 @@ def test_a_load_renders_every_food(sr28_small):
 )
 def test_links_and_meta_encode_exactly_like_drf(value):
     data = {"q": value, "nested": {"v": [value, 1]}, "n": None}
+    assert rendering.dumps(data) == JSONRenderer().render(data)
+
+
+def test_a_record_with_tiny_amounts_parses_to_what_drf_renders(sr28_small, taster):
+    """orjson spells a float under 1e-4 in plain notation (DRF: ``5e-05``): the same
+    number, so the record parses to exactly what the serializers made."""
+    food = Food.objects.get(public_id="sr28-01001")
+    key = next(iter(food.nutrients))
+    food.nutrients = {**food.nutrients, key: 5e-05}
+    food.save()
+    food = Food.objects.select_related("category").get(pk=food.pk)
+    nutrients = selectors.nutrients_by_id(ids=[int(k) for k in food.nutrients])
+    expected = JSONRenderer().render({"data": serializers.food_detail(food, nutrients)})
+    response = taster.get("/v1/foods/sr28-01001")
+    assert b"5e-05" in expected and b"0.00005" in response.content
+    assert json.loads(response.content) == json.loads(expected)
+    assert response["ETag"] == etag_of_bytes(response.content)
+
+
+def test_dumps_falls_back_to_drf_for_what_orjson_refuses():
+    data = {"amount": Decimal("1.50"), "nested": [Decimal("2")]}
     assert rendering.dumps(data) == JSONRenderer().render(data)
 
 
@@ -264,3 +290,30 @@ def test_a_worker_serves_hot_reads_from_memory_until_the_catalogue_version_chang
     # ... and once it reads the version again, the change.
     assert unthrottled.get(paths[0]).json()["data"]["name"] == "Butter, renamed"
     assert b"Butter, renamed" in unthrottled.get(paths[1]).content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_load_sized_store_keeps_a_newer_rendering_and_replaces_older_ones():
+    """A batch of renderings (COPY on PostgreSQL, a VALUES list on SQLite) upserts every
+    row, except over a rendering made from a newer revision (a read's on-the-spot render
+    that finished first)."""
+    market = MarketFactory()
+    foods = FoodFactory.create_batch(rendering.COPY_FROM + 20, market=market)
+    version = rendering.definitions_version()
+    rendering.render_ids([f.pk for f in foods])
+    newest = foods[0]
+    Food.objects.filter(pk=newest.pk).update(revision=F("revision") + 5, name="Renamed")
+    rendering.render_foods([newest.pk])  # a read's render, ahead of the batch below
+    outdated = [
+        rendering.Rendering(
+            food_id=f.pk, version=version, revision=0, etag='"old"', record=b"{}", summary=b"{}"
+        )
+        for f in foods
+    ]
+    FoodRendering.objects.exclude(food_id=newest.pk).delete()
+    rendering._store(outdated)
+    stored = dict(FoodRendering.objects.values_list("food_id", "etag"))
+    assert len(stored) == len(foods)
+    assert stored[newest.pk] != '"old"'
+    assert b"Renamed" in FoodRendering.objects.get(food_id=newest.pk).record
+    assert {stored[f.pk] for f in foods[1:]} == {'"old"'}

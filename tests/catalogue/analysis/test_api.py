@@ -254,3 +254,60 @@ def test_a_reference_food_is_searched_for_when_branded_titles_come_first(
     (line,) = _lines(unthrottled, "1 cup zorb flour")
     assert (line["food"]["name"], line["grams"]) == ("Wheat flour, zorb, white", 125)
     assert line["alternatives"][0]["name"] == "ZORB FLOUR"
+
+
+def _zorb(market, name: str, data_type: str = "survey", measure=None, **fields) -> None:
+    """A food of ``name`` with one household measure ``(description, grams)``, or none."""
+    portions = [{"description": measure[0], "gram_weight": measure[1]}] if measure else []
+    FoodFactory(name=name, data_type=data_type, market=market, portions=portions,
+                nutrients={"208": 100.0}, **fields)  # fmt: skip
+
+
+def test_a_reference_food_without_measures_borrows_one_of_its_kind_from_sr28(db, unthrottled):
+    market = MarketFactory(code="US")
+    _zorb(market, "Zorbfruit, raw", source="fdc", source_id="f1")
+    _zorb(market, "Zorbfruit, canned", "sr_legacy", ("1 medium", 300.0))
+    _zorb(market, "Zorbfruit, Florida yellow, raw", "sr_legacy", ("1 medium", 150.0))
+    _zorb(market, "Zorbfruit leaves, raw", "sr_legacy", ("1 cup", 14.0))
+    zorb, leaves = _lines(unthrottled, "2 zorbfruit", "1 cup zorbfruit")
+    # the Florida food adds two words: the best food keeps its name and borrows
+    assert (zorb["food"]["name"], zorb["grams"]) == ("Zorbfruit, raw", 300)
+    assert zorb["portion"] == "1 medium = 150 g (measure of Zorbfruit, Florida yellow, raw)"
+    # neither the canned food (another state) nor the leaves (another food) lend
+    assert leaves["food"]["name"] == "Zorbfruit leaves, raw"
+    assert leaves["portion"] == "1 cup = 14 g"
+
+
+def test_a_food_of_the_same_kind_with_its_own_measure_comes_before_a_lent_one(db, unthrottled):
+    market = MarketFactory(code="US")
+    _zorb(market, "Zorbnut, raw", source="fdc", source_id="f2")
+    _zorb(market, "Zorbnut, roasted", "sr_legacy", ("1 cup", 140.0))
+    _zorb(market, "Zorbnut, brown, raw", "sr_legacy", ("1 cup", 120.0))
+    (line,) = _lines(unthrottled, "1 cup zorbnut")
+    assert (line["food"]["name"], line["grams"], line["portion"]) == (
+        "Zorbnut, brown, raw",
+        120,
+        "1 cup = 120 g",
+    )
+
+
+def test_without_a_lender_of_its_kind_the_next_food_that_can_weigh_is_matched(db, unthrottled):
+    market = MarketFactory(code="US")
+    _zorb(market, "Zorbseed", source="fdc", source_id="f3")
+    _zorb(market, "Zorbseed greens, raw", "sr_legacy", ("1 cup, chopped", 56.0))
+    (line,) = _lines(unthrottled, "1 cup zorbseed")
+    assert (line["food"]["name"], line["grams"]) == ("Zorbseed greens, raw", 56)
+
+
+def test_a_lender_outside_the_candidates_is_found_by_an_sr28_search(db, unthrottled, monkeypatch):
+    from catalogue.analysis import selectors
+
+    monkeypatch.setattr(selectors, "CANDIDATES", 1)
+    market = MarketFactory(code="US")
+    _zorb(market, "Zorbleaf", source="fdc", source_id="f4")
+    _zorb(market, "Zorbleaf, dried, whole", "sr_legacy", ("1 tsp", 0.5))
+    _zorb(market, "Zorbleaf, fresh", "sr_legacy", ("1 tbsp", 2.4))
+    (line,) = _lines(unthrottled, "2 tsp zorbleaf")
+    # the search's first food is the only candidate; the SR28 search finds its kin
+    assert (line["food"]["name"], line["grams"]) == ("Zorbleaf", 1.6)
+    assert line["portion"] == "1 tbsp = 2.4 g (measure of Zorbleaf, fresh)"

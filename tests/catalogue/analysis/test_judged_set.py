@@ -16,8 +16,8 @@ from catalogue.importers.load import catalogue_load
 from tests.catalogue.conftest import DATA
 from tests.support.shared_rows import shared_rows
 
-FOOD_FLOOR = 0.80
-GRAMS_FLOOR = 0.80
+FOOD_FLOOR = 0.90
+GRAMS_FLOOR = 0.90
 
 pytestmark = pytest.mark.django_db
 

@@ -104,3 +104,25 @@ def test_grams_from_the_foods_own_measure(line, portions, grams, portion):
 def test_a_line_the_food_cannot_weigh_has_a_reason_not_a_guess(line, portions, reason):
     weighing = weigh(parse_line(line), portions)
     assert weighing.grams is None and weighing.reason.startswith(reason)
+
+
+CELERY = _portions(("1 cup chopped", 101), ("1 tbsp", 7.5), ("1 stalk, medium", 40))
+JALAPENO = _portions(("1 cup, sliced", 90), ("1 pepper", 14))
+
+
+def test_a_small_cut_stands_for_another():
+    parsed = parse_line("1 cup diced celery")
+    weighing = weigh(parsed, CELERY, food_words=parsed.food)
+    assert (weighing.grams, weighing.portion, weighing.fits) == (101, "1 cup chopped = 101 g", True)
+    # a cut that is not small keeps to a plain measure
+    parsed = parse_line("1 cup sliced celery")
+    assert weigh(parsed, CELERY, food_words=parsed.food).portion == "1 tbsp = 7.5 g"
+
+
+def test_a_count_measure_may_be_named_by_the_first_part_of_the_foods_name():
+    parsed = parse_line("2 jalapenos")
+    named = weigh(parsed, JALAPENO, food_words=parsed.food, name="Peppers, jalapeno, raw")
+    assert (named.grams, named.portion) == (28, "1 pepper = 14 g")
+    assert weigh(parsed, JALAPENO, food_words=parsed.food).grams is None
+    # a first part of several words names no measure ("Tomato products, ...")
+    assert weigh(parsed, JALAPENO, food_words=parsed.food, name="Green peppers, raw").grams is None
