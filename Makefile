@@ -58,14 +58,20 @@ test-embedded: $(VENV)/.installed axe
 	@echo "=== test pass: embedded default (SQLite, in-process metering) ==="
 	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -n $(XDIST) $(PYTEST_ARGS)
 
+# backend_free tests start processes on an environment of their own (not this pass's
+# DATABASE_URL / REDIS_URL): the embedded pass runs them, running them here would repeat
+# the very same thing.
 test-services: $(VENV)/.installed axe
 	@echo "=== test pass: PostgreSQL + Redis (the engine tests have a pass of their own) ==="
-	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest -n $(XDIST) -m "not engines" $(PYTEST_ARGS)
+	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest -n $(XDIST) -m "not engines and not backend_free" $(PYTEST_ARGS)
 
 # tests/engines: throwaway Redis Cluster / Sentinel, PgBouncer, a PostgreSQL replica.
+# Mostly waiting (failovers, replay, a second pytest through PgBouncer), so two workers
+# halve the pass's wall time; --dist loadfile keeps each module's engines (its replica,
+# its cluster) on one worker, started once.
 test-engines: $(VENV)/.installed
 	@echo "=== test pass: engines (PostgreSQL + Redis) ==="
-	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest tests/engines $(PYTEST_ARGS); \
+	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest -n $(XDIST) --dist loadfile tests/engines $(PYTEST_ARGS); \
 	  status=$$?; [ $$status -eq 5 ] || exit $$status  # 5: -m "not engines" left none
 
 lint: $(VENV)/.installed lint-openapi lint-openapi-client

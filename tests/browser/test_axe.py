@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.db import connections
 from django.test import Client
 
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.factories import AccountFactory
 from tests.support.lived_in import lived_in_account
 
@@ -27,23 +27,16 @@ WIDTHS = (390, 1280)
 
 
 @pytest.fixture
-def axe_page(live_server, monkeypatch):
+def axe_page(chromium, live_server):
+    """A page in a context of its own that bypasses the CSP (to inject axe)."""
     if not (AXE / "axe.min.js").exists():
         pytest.fail("axe-core is missing: run `make axe` (npm ci in tools/axe)")
-    from playwright.sync_api import sync_playwright
-
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(base_url=live_server.url, bypass_csp=True)
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        yield page
-        context.close()
-        browser.close()
-        from django.db import connections
-
-        connections.close_all()
+    context = chromium.new_context(base_url=live_server.url, bypass_csp=True)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+    connections.close_all()
 
 
 def violations(page) -> list[str]:

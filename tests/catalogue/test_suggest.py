@@ -3,20 +3,29 @@ real SR28 + FDC rows (the judged sample) and the vendored IFCT table; both backe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from catalogue import suggest
 from catalogue.importers.load import catalogue_load
 from tests.catalogue.conftest import DATA
 from tests.support.clients import client_of
+from tests.support.shared_rows import shared_rows
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def judged(db: None) -> None:
+def load_judged() -> None:
     catalogue_load(source="fdc", path=DATA / "judged" / "fdc" / "fooddata.csv")
     catalogue_load(source="sr28", path=DATA / "judged" / "sr28")
+
+
+@pytest.fixture(scope="module")
+def judged(django_db_setup: None, django_db_blocker) -> Iterator[None]:
+    """The judged sample, loaded once for the module (every test here reads it;
+    tests/support/shared_rows.py)."""
+    yield from shared_rows(django_db_blocker, load_judged)
 
 
 def texts(client, q: str) -> list[str]:  # type: ignore[no-untyped-def]

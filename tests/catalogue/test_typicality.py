@@ -4,6 +4,8 @@ table) and factory rows with real names; both backends."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from django.db import connection
 
@@ -13,19 +15,34 @@ from catalogue.models import Food
 from tests.catalogue.conftest import DATA
 from tests.factories import FoodFactory
 from tests.support.clients import client_of
+from tests.support.shared_rows import shared_rows
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def judged(db: None) -> None:
+def load_judged() -> None:
     catalogue_load(source="fdc", path=DATA / "judged" / "fdc" / "fooddata.csv")
     catalogue_load(source="sr28", path=DATA / "judged" / "sr28")
 
 
+def load_ifct() -> None:
+    catalogue_load(source="ifct")  # the whole vendored table (541 foods)
+
+
 @pytest.fixture
 def ifct(db: None) -> None:
-    catalogue_load(source="ifct")  # the whole vendored table (541 foods)
+    load_ifct()
+
+
+# Loaded once per class (tests/support/shared_rows.py): only the classes below use them.
+@pytest.fixture(scope="class")
+def judged_once(django_db_setup: None, django_db_blocker) -> Iterator[None]:
+    yield from shared_rows(django_db_blocker, load_judged)
+
+
+@pytest.fixture(scope="class")
+def judged_and_ifct_once(django_db_setup: None, django_db_blocker) -> Iterator[None]:
+    yield from shared_rows(django_db_blocker, lambda: (load_ifct(), load_judged()))
 
 
 def search(client, q: str):  # type: ignore[no-untyped-def]
@@ -61,12 +78,25 @@ def test_a_reference_food_holding_the_query_beats_a_label_equal_to_it(db, taster
     assert names == ["Beverages, carbonated, cola, regular", "COLA"]
 
 
-def test_three_words_in_any_order_are_about_the_name(judged, taster):
-    name, data_type = first(taster, "chocolate ice cream")
-    assert name.lower().startswith("ice cream") and "chocolate" in name.lower()
-    assert data_type != "branded"
-    name, data_type = first(taster, "extra virgin olive oil")
-    assert name.lower().startswith("oil, olive") and data_type != "branded"
+class TestOnTheJudgedSample:
+    """Typicality and synonyms on the judged sample, loaded once for the class."""
+
+    def test_three_words_in_any_order_are_about_the_name(self, judged_once, taster):
+        name, data_type = first(taster, "chocolate ice cream")
+        assert name.lower().startswith("ice cream") and "chocolate" in name.lower()
+        assert data_type != "branded"
+        name, data_type = first(taster, "extra virgin olive oil")
+        assert name.lower().startswith("oil, olive") and data_type != "branded"
+
+    def test_a_synonym_is_searched_ranked_as_the_word_and_reported(self, judged_once, taster):
+        body = search(taster, "aubergine")
+        assert body["meta"]["synonyms"] == [{"typed": "aubergine", "searched": "eggplant"}]
+        assert body["meta"]["q"] == "aubergine"
+        assert [r["id"] for r in body["data"]] == [
+            r["id"] for r in search(taster, "eggplant")["data"]
+        ]
+        assert body["data"][0]["name"].lower().startswith("eggplant")
+        assert search(taster, "eggplant")["meta"]["synonyms"] == []
 
 
 # --- 2. Synonyms ------------------------------------------------------------------
@@ -92,40 +122,35 @@ def test_every_line_of_the_table_is_well_formed():
             assert typed and searched and " ".join(typed) != searched, (market, typed)
 
 
-def test_a_synonym_is_searched_ranked_as_the_word_and_reported(judged, taster):
-    body = search(taster, "aubergine")
-    assert body["meta"]["synonyms"] == [{"typed": "aubergine", "searched": "eggplant"}]
-    assert body["meta"]["q"] == "aubergine"
-    assert [r["id"] for r in body["data"]] == [r["id"] for r in search(taster, "eggplant")["data"]]
-    assert body["data"][0]["name"].lower().startswith("eggplant")
-    assert search(taster, "eggplant")["meta"]["synonyms"] == []
-
-
-def test_synonyms_follow_the_market(ifct, judged):
-    taster_in = client_of("IN")
-    body = search(taster_in, "eggplant")
-    assert body["meta"]["synonyms"] == [{"typed": "eggplant", "searched": "brinjal"}]
-    assert body["data"][0]["name"].startswith("Brinjal")
-
-
 # --- 3. Markets and local names -----------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("q", "meant"),
-    [("palak", "Spinach"), ("doodh", "Milk, whole"), ("karela", "Bitter gourd"),
-     ("aloo", "Potato")],
-)  # fmt: skip
-def test_local_names_are_found_in_their_market_not_corrected_away(ifct, judged, q, meant):
-    body = search(client_of("IN"), q)
-    assert body["meta"]["corrected_q"] is None
-    assert body["data"][0]["name"].startswith(meant), [r["name"] for r in body["data"][:3]]
+class TestOnTheJudgedSampleAndIfct:
+    """Synonyms, local names and spelling per market on the judged sample and the
+    vendored IFCT table, loaded once for the class."""
 
+    def test_synonyms_follow_the_market(self, judged_and_ifct_once):
+        taster_in = client_of("IN")
+        body = search(taster_in, "eggplant")
+        assert body["meta"]["synonyms"] == [{"typed": "eggplant", "searched": "brinjal"}]
+        assert body["data"][0]["name"].startswith("Brinjal")
 
-def test_the_spelling_vocabulary_is_per_market(ifct, judged):
-    assert spelling.correct("palak", "IN") is None  # a local name of market IN
-    assert spelling.correct("palak", "US") != "palak"
-    assert spelling.correct("spinnach", "IN") == "spinach"
+    @pytest.mark.parametrize(
+        ("q", "meant"),
+        [("palak", "Spinach"), ("doodh", "Milk, whole"), ("karela", "Bitter gourd"),
+         ("aloo", "Potato")],
+    )  # fmt: skip
+    def test_local_names_are_found_in_their_market_not_corrected_away(
+        self, judged_and_ifct_once, q, meant
+    ):
+        body = search(client_of("IN"), q)
+        assert body["meta"]["corrected_q"] is None
+        assert body["data"][0]["name"].startswith(meant), [r["name"] for r in body["data"][:3]]
+
+    def test_the_spelling_vocabulary_is_per_market(self, judged_and_ifct_once):
+        assert spelling.correct("palak", "IN") is None  # a local name of market IN
+        assert spelling.correct("palak", "US") != "palak"
+        assert spelling.correct("spinnach", "IN") == "spinach"
 
 
 # --- 4. Corrections -----------------------------------------------------------------

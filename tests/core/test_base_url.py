@@ -58,6 +58,7 @@ def served(tmp_path: Path, **env: str) -> list[str]:
     return result.stdout.split("\n")
 
 
+@pytest.mark.backend_free
 def test_unset_base_url_follows_host_and_port(tmp_path):
     # An unmigrated database: the reference is still served (no markets enum then).
     lines = served(tmp_path, HOST="127.0.0.1", PORT="8031")
@@ -67,6 +68,7 @@ def test_unset_base_url_follows_host_and_port(tmp_path):
     assert on_8031 >= 4 and on_8000 == 0
 
 
+@pytest.mark.backend_free
 def test_a_set_base_url_wins(tmp_path):
     lines = served(tmp_path, HOST="127.0.0.1", PORT="8031", BASE_URL="https://api.example.com/")
     assert lines[0] == "https://api.example.com/docs#tag/unauthorized"
@@ -78,6 +80,7 @@ echo "$HOST $PORT $*" >> "$(dirname "$0")/calls"
 """
 
 
+@pytest.mark.backend_free
 def test_make_run_hands_host_and_port_to_every_step(tmp_path):
     """``make run PORT=8031`` with a stand-in interpreter that records its environment
     (a venv marked installed, so nothing is installed)."""

@@ -105,6 +105,7 @@ def settings_under(**env: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.backend_free
 def test_pgbouncer_and_replicas_settings():
     got = settings_under(
         DATABASE_URL="postgres://u@primary/db",
@@ -132,6 +133,7 @@ def test_pgbouncer_and_replicas_settings():
     assert got["middleware"] == "foodservice.replicas.ReplicaReadsMiddleware"
 
 
+@pytest.mark.backend_free
 def test_without_them_nothing_changes():
     got = settings_under(DATABASE_URL="postgres://u@primary/db")
     assert got["dbs"]["default"]["nocursors"] is False

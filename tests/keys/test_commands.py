@@ -243,6 +243,7 @@ def manage(tmp_path_factory: pytest.TempPathFactory):
     return manage
 
 
+@pytest.mark.backend_free
 def test_json_output_is_exactly_one_object_on_stdout(manage):
     created = manage("create_account", "proc@example.com", "--market", "US", "--json")
     assert created.returncode == 0, created.stderr
@@ -253,6 +254,7 @@ def test_json_output_is_exactly_one_object_on_stdout(manage):
     assert "svc_sk_live_" not in key.stderr  # logs name the key id, never the secret
 
 
+@pytest.mark.backend_free
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [

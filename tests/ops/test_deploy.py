@@ -46,12 +46,14 @@ def deploy_check(tmp_path: Path, **env: str) -> tuple[int, set[str], str]:
     return result.returncode, set(re.findall(r"\(([\w.]+\.[EW]\d+)\)", output)), output
 
 
+@pytest.mark.backend_free
 @pytest.mark.server
 def test_check_deploy_finds_nothing_with_production_settings(tmp_path):
     _, ids, output = deploy_check(tmp_path, **PRODUCTION)
     assert {i for i in ids if not SCHEMA_CHECKS.match(i)} == set(), output
 
 
+@pytest.mark.backend_free
 @pytest.mark.server
 def test_check_deploy_flags_a_development_setup(tmp_path):
     code, ids, _ = deploy_check(tmp_path, DEBUG="1", ALLOWED_HOSTS="*")

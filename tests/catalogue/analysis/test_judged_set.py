@@ -6,20 +6,31 @@ floors below hold, so a change that loses lines fails here."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from bench import analysis_quality
 from bench.analysis_judged_set import LINES
 from catalogue.importers.load import catalogue_load
 from tests.catalogue.conftest import DATA
+from tests.support.shared_rows import shared_rows
 
 FOOD_FLOOR = 0.90
 GRAMS_FLOOR = 0.90
 
+pytestmark = pytest.mark.django_db
 
-@pytest.fixture
-def analysis_sample(db: None) -> None:
+
+def load_sample() -> None:
     catalogue_load(source="sr28", path=DATA / "analysis" / "sr28")
+
+
+@pytest.fixture(scope="module")
+def analysis_sample(django_db_setup: None, django_db_blocker) -> Iterator[None]:
+    """Loaded once for the module: every test here that reads the database reads it
+    (tests/support/shared_rows.py)."""
+    yield from shared_rows(django_db_blocker, load_sample)
 
 
 def test_the_judged_set_is_large_enough():
