@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.core import mail
+from playwright.sync_api import expect
 
 from metering.history import usage_flush
 
@@ -55,7 +56,7 @@ def test_a_newcomer_signs_up_verifies_uses_rotates_revokes_and_upgrades(page, li
     page.get_by_label("Password again").fill(PASSWORD)
     page.get_by_role("button", name="Create account").click()
     page.wait_for_url(f"{base}/signup/sent/")
-    assert page.get_by_role("heading", name="Check your inbox").is_visible()
+    expect(page.get_by_role("heading", name="Check your inbox")).to_be_visible()
     shot(page, "signup-sent")
 
     # Signing in before verifying is allowed; keys wait for the verification.
@@ -64,7 +65,7 @@ def test_a_newcomer_signs_up_verifies_uses_rotates_revokes_and_upgrades(page, li
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(f"{base}/")
-    assert page.get_by_text("Verify your e-mail address to create API keys.").is_visible()
+    expect(page.get_by_text("Verify your e-mail address to create API keys.")).to_be_visible()
     shot(page, "overview-unverified")
 
     page.goto("/keys/")
@@ -74,12 +75,12 @@ def test_a_newcomer_signs_up_verifies_uses_rotates_revokes_and_upgrades(page, li
     # Verify with the link from the e-mail.
     page.goto(verification_path())
     page.wait_for_url(f"{base}/keys/")
-    assert page.get_by_text(f"{EMAIL} is verified").is_visible()
+    expect(page.get_by_text(f"{EMAIL} is verified")).to_be_visible()
 
     # Create a key: the secret is shown once, with a working copy button.
     secret = create_key(page, "laptop")
     assert secret.startswith("svc_sk_live_")
-    assert page.get_by_text("It will not be shown again").is_visible()
+    expect(page.get_by_text("It will not be shown again")).to_be_visible()
     copy = page.get_by_role("button", name="Copy", exact=True)
     assert copy.is_visible()  # revealed by the script: the CSP let it run
     copy.click()
@@ -103,7 +104,7 @@ def test_a_newcomer_signs_up_verifies_uses_rotates_revokes_and_upgrades(page, li
     page.goto("/market/")
     page.get_by_label("Market", exact=True).select_option("US")
     page.get_by_role("button", name="Save market").click()
-    assert page.get_by_text("Your market is now United States (US).").is_visible()
+    expect(page.get_by_text("Your market is now United States (US).")).to_be_visible()
     shot(page, "market-chosen")
     status, headers, _ = api(base, "/v1/foods?q=apple", secret)
     assert status == 200 and headers["RateLimit-Limit"] == "250"
@@ -126,7 +127,7 @@ def test_a_newcomer_signs_up_verifies_uses_rotates_revokes_and_upgrades(page, li
     page.get_by_role("link", name="Revoke laptop").click()
     shot(page, "revoke-confirm")
     page.get_by_role("button", name="Revoke key").click()
-    assert page.get_by_text("“laptop” is revoked").is_visible()
+    expect(page.get_by_text("“laptop” is revoked")).to_be_visible()
     assert api(base, "/v1/foods?q=apple", rotated)[0] == 401
     shot(page, "keys-revoked")
 
@@ -136,10 +137,10 @@ def test_a_newcomer_signs_up_verifies_uses_rotates_revokes_and_upgrades(page, li
     page.goto("/plan/")
     shot(page, "plan-taster")
     page.get_by_role("link", name="Upgrade to Sous Chef").click()
-    assert page.get_by_text("A monthly billing period starts now", exact=False).is_visible()
+    expect(page.get_by_text("A monthly billing period starts now", exact=False)).to_be_visible()
     shot(page, "plan-change-confirm")
     page.get_by_role("button", name="Confirm: switch to Sous Chef").click()
-    assert page.get_by_text("You are now on Sous Chef.").is_visible()
+    expect(page.get_by_text("You are now on Sous Chef.")).to_be_visible()
     assert page.locator("#plan-quota").inner_text() == "250,000 requests"
     shot(page, "plan-sous-chef")
     status, headers, _ = api(base, "/v1/foods?q=apple", server)
@@ -155,7 +156,7 @@ def test_a_newcomer_signs_up_verifies_uses_rotates_revokes_and_upgrades(page, li
     assert page.get_by_role(
         "group", name="Requests per hour by outcome, last 24 hours"
     ).is_visible()
-    assert page.get_by_role("list", name="Legend").first.is_visible()
+    expect(page.get_by_role("list", name="Legend").first).to_be_visible()
     shot(page, "usage")
     page.get_by_role("link", name="History of laptop").click()
     assert "History kept across rotations" in page.content()
@@ -163,14 +164,14 @@ def test_a_newcomer_signs_up_verifies_uses_rotates_revokes_and_upgrades(page, li
 
     # Another account's key, or none, is a 404 page, not a debug page.
     page.goto("/keys/999999/rotate/")
-    assert page.get_by_role("heading", name="Page not found").is_visible()
+    expect(page.get_by_role("heading", name="Page not found")).to_be_visible()
     shot(page, "not-found")
 
     page.goto("/")
     shot(page, "overview-verified")
     page.set_viewport_size({"width": 390, "height": 844})  # a phone
     page.goto("/keys/")
-    assert page.get_by_role("link", name="Rotate server").is_visible()
+    expect(page.get_by_role("link", name="Rotate server")).to_be_visible()
     shot(page, "keys-phone")
     page.set_viewport_size({"width": 1200, "height": 900})
     page.get_by_role("button", name="Sign out").click()
@@ -192,7 +193,7 @@ def test_sign_in_works_with_the_keyboard_alone(page, live_server, shot):
     page.keyboard.type("correct horse battery staple")
     page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/")
-    assert page.get_by_role("heading", name="Overview").is_visible()
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
     page.keyboard.press("Tab")  # the first stop on every page skips the navigation
     assert page.evaluate("document.activeElement.textContent") == "Skip to content"
     page.keyboard.press("Enter")
@@ -211,5 +212,5 @@ def test_repeated_failed_sign_ins_are_blocked(page, live_server, shot):
         page.wait_for_load_state()
         if page.get_by_text("Too many failed sign-ins").is_visible():
             break
-    assert page.get_by_text("Too many failed sign-ins").is_visible()
+    expect(page.get_by_text("Too many failed sign-ins")).to_be_visible()
     shot(page, "signin-locked")
