@@ -122,7 +122,7 @@ class FDC:
         rendering stale: issue 28.1). The others (and every column when that package
         is missing) are named as ``nutrients.csv`` beside the table names them when it
         is there."""
-        usda = _usda_definitions()
+        usda = sr28.usda_definitions()
         names: dict[int, str] = {}
         beside = self.path.with_name("nutrients.csv")
         if beside.exists():
@@ -168,14 +168,6 @@ class FDC:
                 continue
             seen.add(record.source_id)
             yield record
-
-
-def _usda_definitions() -> dict[int, NutrientDef]:
-    """SR28's NUTR_DEF by nutrient number, from the installed package ({} without it)."""
-    try:
-        return {d.id: d for d in sr28.SR28(sr28.default_dir()).nutrient_defs()}
-    except (FileNotFoundError, NotADirectoryError):
-        return {}
 
 
 def _record(

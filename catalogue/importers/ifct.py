@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from catalogue.importers import sr28
 from catalogue.importers.files import CountedLines
 from catalogue.importers.records import BadValue, FoodRecord, NutrientDef, Skipped, amount
 from catalogue.models import DataType, Source
@@ -314,12 +315,17 @@ class IFCT:
         self.lines = CountedLines(path, encoding="utf-8")
 
     def nutrient_defs(self) -> list[NutrientDef]:
-        """Every nutrient the loader may store: the USDA ones (names and units as SR28
-        has them; an SR28 load keeps its own) and IFCT's own, tagged with IFCT's code."""
+        """Every nutrient the loader may store: the USDA ones (as SR28's NUTR_DEF
+        defines them when its package is installed, so an SR28 load after this one
+        changes no definition; else names and units as SR28 has them) and IFCT's own,
+        tagged with IFCT's code."""
         usda = {number: (name, unit) for number, _, name, unit in TO_USDA.values()}
         usda[ENERGY_KCAL] = ("Energy", "kcal")
+        sr28_defs = sr28.usda_definitions()
         defs = [
-            NutrientDef(id=n, number=str(n), name=name, unit=unit, tag="")
+            sr28_defs[n]
+            if n in sr28_defs and sr28_defs[n].unit == unit
+            else NutrientDef(id=n, number=str(n), name=name, unit=unit, tag="")
             for n, (name, unit) in sorted(usda.items())
         ]
         defs += [

