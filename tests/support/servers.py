@@ -99,17 +99,8 @@ def gunicorn(
         *([] if config else ["--timeout", "30"]),
     ]
     process = subprocess.Popen(command, cwd=ROOT, env=server_env(**env))
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(base, process)
+    with _serving(f"http://127.0.0.1:{port}", process) as base:
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 NGINX = "/usr/sbin/nginx"
@@ -133,17 +124,24 @@ def nginx(upstream: str, *, base_url: str = "http://127.0.0.1:8000") -> Iterator
         conf.write_text(re.sub(r"\$\{(\w+)\}", lambda m: values.get(m[1], m[0]), text))
         command = [NGINX, "-p", prefix, "-e", "stderr", "-c", str(conf), "-g", "daemon off;"]
         process = subprocess.Popen(command)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            _wait_until_up(base, process)
+        with _serving(f"http://127.0.0.1:{port}", process) as base:
             yield base
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+
+
+@contextmanager
+def _serving(base: str, process: subprocess.Popen) -> Iterator[str]:
+    """Yields ``base`` once the server ``process`` answers there; stops it afterwards
+    (SIGTERM, then SIGKILL after 15 s)."""
+    try:
+        _wait_until_up(base, process)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def _wait_until_up(base: str, process: subprocess.Popen, timeout: float = 30) -> None:
