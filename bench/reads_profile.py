@@ -33,7 +33,7 @@ from loadkit import ThrowawayRedis
 # The steps of a read worth seeing (cumulative time, so nested steps overlap).
 MATCH = (
     r"(authenticate\(|principal_get|cached_principal|usage_consume|throttling.py.*allow_request|"
-    r"food_get|nutrients_by_id|food_detail\(|food_summary|renderers.py.*render|etag_for|"
+    r"nutrients_by_id|food_detail\(|food_summary|renderers.py.*render|etag_for|"
     r"food_search|_widened|_ranked|phrase_rows|phrase_count|food_record|summaries|"
     r"count\(|evalsha|requestlog.py.*__call__|finalize_response|cursor.py.*execute\(|"
     r"_food_record|current_version|rewrite|_food_page|_phrase_page|spelling.py.*correct|_whole_words)"

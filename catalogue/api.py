@@ -11,13 +11,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.http import HttpResponse, HttpResponseBase
-from django.utils.cache import patch_vary_headers
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from catalogue import policies, rendering, selectors, serializers, suggest
-from catalogue.conditional import CACHE_CONTROL, VARY, etag_for, etag_of_bytes, is_not_modified
+from catalogue.conditional import CACHE_CONTROL, etag_for, etag_of_bytes, is_not_modified
 from catalogue.paging import Position, cursor_dumps, position_for, with_cursor_search
 from catalogue.params import MAX_PAGE_OFFSET, MAX_Q_LENGTH, FoodQuery, parse_food_query
 from foodservice.core import problems
@@ -39,25 +38,18 @@ class CatalogueReadView(MeteredAPIView):
         etag = etag_for(body)
         headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
         if is_not_modified(if_none_match=request.headers.get("If-None-Match"), etag=etag):
-            response = Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
-        else:
-            response = Response(body, headers=headers)
-        patch_vary_headers(response, VARY)
-        return response
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
+        return Response(body, headers=headers)
 
     def respond_rendered(self, request: Request, body: bytes, etag: str) -> HttpResponseBase:
         """``respond`` for a body already rendered to JSON bytes (catalogue/rendering.py):
         the same status, headers and bytes, without encoding anything."""
         headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
         if is_not_modified(if_none_match=request.headers.get("If-None-Match"), etag=etag):
-            response: HttpResponseBase = Response(
-                status=status.HTTP_304_NOT_MODIFIED, headers=headers
-            )
-        else:
-            response = HttpResponse(body, content_type=JSON, headers=headers)
-            # What DRF puts on its own responses: the request log reads the request here.
-            response.renderer_context = {"request": request}  # type: ignore[attr-defined]
-        patch_vary_headers(response, VARY)
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
+        response = HttpResponse(body, content_type=JSON, headers=headers)
+        # What DRF puts on its own responses: the request log reads the request here.
+        response.renderer_context = {"request": request}  # type: ignore[attr-defined]
         return response
 
 
@@ -74,10 +66,20 @@ class FoodListView(CatalogueReadView):
         # Everything a page depends on: the request's path and query, and the caller's
         # market and depth (catalogue/rendering.py keeps it for the catalogue version).
         cache_key = (request.get_full_path(), market, depth)
-        cached = rendering.local_pages.get(cache_key)
-        if cached is not None:
-            return self.respond_rendered(request, *cached)
-        version = rendering.local_pages.version  # before the reads: see catalogue.memory
+        body, etag = rendering.local_pages.remember(
+            cache_key, lambda: self._page(request, params, query, market, depth)
+        )
+        return self.respond_rendered(request, body, etag)
+
+    def _page(
+        self,
+        request: Request,
+        params: dict[str, list[str]],
+        query: FoodQuery,
+        market: str | None,
+        depth: int | None,
+    ) -> tuple[bytes, str]:
+        """The page's body and ETag, searched and assembled from the stored summaries."""
         fingerprint = query.fingerprint()
         position = position_for(
             page=query.page, cursor=query.cursor, page_size=query.page_size, fingerprint=fingerprint
@@ -110,9 +112,7 @@ class FoodListView(CatalogueReadView):
                 b"}",
             )
         )
-        etag = etag_of_bytes(body)
-        rendering.local_pages.put(cache_key, (body, etag), version=version)
-        return self.respond_rendered(request, body, etag)
+        return body, etag_of_bytes(body)
 
 
 def _links(

@@ -59,6 +59,17 @@ class LocalBytes:
             return None
         return zlib.decompress(found[0]), found[1]
 
+    def remember(self, key: Hashable, make: Callable[[], tuple[bytes, str]]) -> tuple[bytes, str]:
+        """The body and ETag kept for ``key``, else ``make()``'s, kept under the version
+        the memory held before ``make`` read anything (the rule of the module
+        docstring, in one place for every caller)."""
+        found = self.get(key)
+        if found is None:
+            version = self.version
+            found = make()
+            self.put(key, found, version=version)
+        return found
+
     def put(self, key: Hashable, value: tuple[bytes, str], *, version: int | None) -> None:
         """Keep ``value`` (body, ETag) for ``key`` if ``version`` (``self.version``, read
         before the bytes were) is still the memory's version and it fits the budget."""

@@ -188,13 +188,7 @@ local_pages = LocalBytes(share=0.25, version=lambda: current_version())
 def food_record(*, public_id: str, market: str | None) -> tuple[bytes, str]:
     """The body and ETag of ``GET /v1/foods/{public_id}`` for a caller who sees
     ``market`` (None: all); ``NotFound`` when the food is missing or invisible."""
-    key = (public_id, market)
-    found = local_records.get(key)
-    if found is None:
-        version = local_records.version  # before the read: see catalogue.memory
-        found = _food_record(public_id, market)
-        local_records.put(key, found, version=version)
-    return found
+    return local_records.remember((public_id, market), lambda: _food_record(public_id, market))
 
 
 def _food_record(public_id: str, market: str | None) -> tuple[bytes, str]:

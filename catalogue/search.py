@@ -54,6 +54,7 @@ from django.db.models.functions import Coalesce, Length
 
 from catalogue import text
 from catalogue.models import Food
+from catalogue.ranking import BRANDED
 from catalogue.routing import catalogue_read_alias
 
 
@@ -164,8 +165,8 @@ def _local_name(name: str) -> Q:
 
 
 ABOUT_PAIR_WORDS = 8
-BRANDED = "branded"
-# catalogue.ranking.quality's dish bit (a dish word in the name).
+# catalogue.ranking.quality's dish bit (a dish word in the name). Not imported from there:
+# ranking.py's bytes are part of the rendering format and the load digest.
 DISH_BIT = 4
 # A food without rank_quality (not yet filled) ranks after every ranked one.
 UNRANKED_QUALITY = 63
@@ -354,7 +355,3 @@ def foods_about(terms: list[str], market: str | None) -> dict[str, int]:
             foods = foods.filter(market_id=market)
         found[term] = foods.order_by()[:ABOUT_CAP].count()
     return found
-
-
-def never() -> Q:
-    return Q(pk__in=[])

@@ -96,9 +96,9 @@ def food_search(
         if fixed is not None:
             # Counted up to one more than the query typed finds (often none: one row).
             found = 0 if page is None or page.total == 0 else _whole_words(query.q, query, market)
-        if fixed is not None and _whole_words(fixed, query, market, cap=found + 1) > found:
-            alternative = _food_page(replace(query, q=fixed), market, depth, position)
-            return replace(alternative, corrected_q=fixed, synonyms=used)
+            if _whole_words(fixed, query, market, cap=found + 1) > found:
+                alternative = _food_page(replace(query, q=fixed), market, depth, position)
+                return replace(alternative, corrected_q=fixed, synonyms=used)
     if query.q and query.sort.key == "relevance":
         first = page.rows[0] if page is not None and page.offset == 0 and page.rows else None
         relaxed = search.relaxed(
@@ -291,17 +291,6 @@ def _widened(keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
     never while ranking (bench/RESULTS.md)."""
     found = rendering.summaries([key["id"] for key in keys])
     return [key | {"summary": found[key["id"]]} for key in keys]
-
-
-def food_get(*, public_id: str, market: str | None) -> Food:
-    """The food ``public_id`` with its category, if visible in ``market``."""
-    queryset = Food.objects.select_related("category")
-    if market:
-        queryset = queryset.filter(market_id=market)
-    food = queryset.filter(public_id=public_id).first()
-    if food is None:
-        raise problems.NotFound(f"No food {public_id!r} in this catalogue.")
-    return food
 
 
 def nutrients_by_id(*, ids: list[int]) -> dict[int, NutrientRef]:

@@ -15,13 +15,11 @@ from foodservice.core import problems
 from foodservice.core.requestnotes import notes_of
 from keys.selectors import key_exists
 from metering.headers import ratelimit_headers
+from metering.history import OUTCOME_NAMES
 from metering.history_range import RangeError, parse_range
 from metering.selectors import principal_usage, usage_history
 from metering.services import usage_refund
 from metering.throttling import MeterThrottle, meter_decision, meter_now
-
-# The outcome columns of GET /v1/usage/history and the dashboard's CSV, in that order.
-HISTORY_OUTCOMES = ("requests", "quota_429", "burst_429", "failed_5xx")
 
 
 class MeteredAPIView(APIView):
@@ -148,7 +146,7 @@ class UsageHistoryView(APIView):
                     "start": _stamp(history.start),
                     "end": _stamp(history.end),
                     "key": history.key_id,
-                    "totals": {name: sum(row[name] for row in rows) for name in HISTORY_OUTCOMES},
+                    "totals": {name: sum(row[name] for row in rows) for name in OUTCOME_NAMES},
                 },
             }
         )

@@ -38,6 +38,8 @@ KEEP_HOURS = 2
 
 # The history's columns by outcome (issue 16.1), in the order the series carry them.
 OUTCOME_COLUMNS = ("count", "quota_refused", "burst_refused", "failed")
+# Their names in GET /v1/usage/history and the dashboard's CSV, in the same order.
+OUTCOME_NAMES = ("requests", "quota_429", "burst_429", "failed_5xx")
 
 
 def usage_seed(*, account_id: int, window: Window) -> Seed:

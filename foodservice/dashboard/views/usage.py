@@ -28,6 +28,7 @@ from foodservice.dashboard.views.accounts import account_of, own_key
 from keys.models import ApiKey
 from keys.selectors import key_list
 from metering import selectors
+from metering.history import OUTCOME_NAMES
 from metering.history_range import HistoryRange, RangeError, parse_range, period_range
 from metering.selectors import UsagePoint
 
@@ -39,7 +40,6 @@ OUTCOME_SERIES = (
     ("burst", "Burst 429"),
     ("failed", "Failed (5xx)"),
 )
-CSV_OUTCOME_COLUMNS = ("requests", "quota_429", "burst_429", "failed_5xx")
 
 
 def _outcomes(point: UsagePoint) -> tuple[int, int, int, int]:
@@ -222,7 +222,7 @@ def _csv_response(
     writer = csv.writer(response)
     by = history.granularity
     writer.writerow(
-        ["hour_utc" if by == "hour" else "date_utc", "key_id", "key_label", *CSV_OUTCOME_COLUMNS]
+        ["hour_utc" if by == "hour" else "date_utc", "key_id", "key_label", *OUTCOME_NAMES]
     )
     series = selectors.usage_history_by_key(account_id=account_id, history=history)
 
