@@ -50,8 +50,9 @@ class HttpFraming:
 
 
 def body_limit(path: str) -> int:
-    """The largest body read for ``path``: the API's own limit under /v1, Django's form
-    limit elsewhere (dashboard, admin)."""
+    """The largest body read for ``path``: the API's largest limit under /v1 (the meal
+    analysis's; each view's parser then applies its own), Django's form limit elsewhere
+    (dashboard, admin)."""
     if path == "/v1" or path.startswith("/v1/"):
-        return settings.API_MAX_BODY_BYTES
+        return max(settings.API_MAX_BODY_BYTES, settings.API_MAX_ANALYSIS_BODY_BYTES)
     return settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 2_621_440

@@ -293,6 +293,9 @@ REST_FRAMEWORK = {
 }
 # Largest request body the API parses (PUT /v1/market is a few bytes).
 API_MAX_BODY_BYTES = 16 * 1024
+# POST /v1/analysis's own limit: 100 lines of 200 characters, each character up to a
+# 12-byte JSON escape.
+API_MAX_ANALYSIS_BODY_BYTES = 256 * 1024
 # info.contact and info.license of /openapi.json (issue 14.5); set them in production.
 API_CONTACT = {
     "name": env_str("API_CONTACT_NAME", "foodservice API support"),

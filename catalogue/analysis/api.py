@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -71,8 +72,7 @@ class AnalysisView(CatalogueReadView):
     per line, in order, and the totals (docs/catalogue.md, "Analysing a meal")."""
 
     metered_methods = frozenset({"POST"})
-    # 100 lines of 200 characters, each character up to a 12-byte JSON escape.
-    max_body_bytes = 256 * 1024
+    max_body_bytes = settings.API_MAX_ANALYSIS_BODY_BYTES
 
     def post(self, request: Request) -> Response:
         market = policies.foods_market(principal=request.auth)

@@ -57,12 +57,15 @@ def proxied(server: str) -> Iterator[str]:
         yield base
 
 
-def chunked_put(base: str, secret: str, payload: bytes) -> tuple[int, dict[str, str], bytes]:
-    """``PUT /v1/market`` with ``payload`` as one chunk of a chunked body."""
+def chunked_put(
+    base: str, secret: str, payload: bytes, *, request: bytes = b"PUT /v1/market"
+) -> tuple[int, dict[str, str], bytes]:
+    """``PUT /v1/market`` (or ``request``) with ``payload`` as one chunk of a chunked
+    body."""
     chunks = b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload)
     return exchange(
         base,
-        b"PUT /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + secret.encode()
+        request + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + secret.encode()
         + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
         b"Connection: close\r\n\r\n" + chunks,
     )  # fmt: skip
@@ -154,6 +157,18 @@ def test_a_chunked_body_over_the_limit_is_a_400_problem(server):
     status, headers, body = chunked_put(server, secret, payload)
     assert status == 400
     assert problem(headers, body)["type"] == "/problems/malformed-request"
+
+
+def test_a_chunked_analysis_body_over_the_api_default_is_read_whole(server):
+    """POST /v1/analysis takes up to 256 KiB; the framing reads a chunked body up to the
+    API's largest limit, so 100 long lines (over the 16 KiB default) arrive whole."""
+    _, secret = key_create(account=AccountFactory(market="US"), label="meal")
+    lines = [f"{n} tbsp butter " + "x" * 180 for n in range(100)]
+    payload = json.dumps({"ingredients": lines}).encode()
+    assert len(payload) > 16 * 1024
+    status, _headers, body = chunked_put(server, secret, payload, request=b"POST /v1/analysis")
+    assert status == 200, body
+    assert len(json.loads(body)["data"]["ingredients"]) == 100
 
 
 @pytest.mark.parametrize(
