@@ -359,14 +359,19 @@ def food_top_ids(
     *, q: str, market: str | None, limit: int, data_types: tuple[str, ...] = ()
 ) -> list[int]:
     """Ids of the first ``limit`` foods of ``food_search``'s relevance-ranked list for
-    ``q`` in ``market`` (of ``data_types`` only, if given), in its order, corrected for
-    spelling the way it is (catalogue.spelling) when ``q`` matches nothing. Only the
-    ranking is read: no count, no summaries (POST /v1/analysis searches every line of
-    a body this way)."""
-    query = FoodQuery(q=q, data_types=data_types, sort=Sort("relevance", False), page_size=limit)
+    ``q`` in ``market`` (of ``data_types`` only, if given), in its order: its words
+    replaced by the market's synonyms and, when that matches nothing, corrected in the
+    market's vocabulary, as ``food_search`` does ("1 aubergine" finds the eggplant in
+    market US, a misspelt local name is corrected among its market's words). Only the
+    ranking is read: no count, no summaries, no relaxation of a long query (POST
+    /v1/analysis searches every line of a body this way, and drops words itself)."""
+    searched, _ = synonyms.rewrite(q, market)
+    query = FoodQuery(
+        q=searched, data_types=data_types, sort=Sort("relevance", False), page_size=limit
+    )
     ids = _top_ids(query, market, limit)
     if not ids:
-        fixed = spelling.correct(q)
+        fixed = spelling.correct(searched, market)
         if fixed is not None:
             ids = _top_ids(replace(query, q=fixed), market, limit)
     return ids
