@@ -179,7 +179,8 @@ def _vendor() -> str:
 # None), written so that the primary key (market_id, word) finds each word: with
 # "%s IS NULL OR market_id = %s" a look-up in every market used the trigram index
 # instead (5 ms against 0.2 ms on the full catalogue; bench/RESULTS.md, issue 28.5).
-_MARKETS = (
+# catalogue.suggest's prefix look-ups read their markets the same way.
+MARKETS_SQL = (
     "CASE WHEN %s::varchar IS NULL THEN ARRAY(SELECT code FROM catalogue_market) "
     "ELSE ARRAY[%s::varchar] END"
 )
@@ -192,7 +193,7 @@ def _counts(terms: list[str], market: str | None) -> dict[str, Word]:
         with connections[catalogue_read_alias()].cursor() as cursor:
             cursor.execute(
                 "SELECT word, sum(foods)::int, sum(reference)::int FROM catalogue_word "  # noqa: S608 (constants only)
-                "WHERE word = ANY(%s) AND market_id = ANY(" + _MARKETS + ") GROUP BY word",
+                "WHERE word = ANY(%s) AND market_id = ANY(" + MARKETS_SQL + ") GROUP BY word",
                 (wanted, market, market),
             )
             return {row[0]: Word(*row) for row in cursor.fetchall()}
@@ -234,7 +235,7 @@ def _one_edit_words(term: str, market: str | None) -> list[Word]:
             "SELECT w.word, sum(w.foods)::int, sum(w.reference)::int "
             "FROM unnest(%s::text[]) AS u(word) "
             "JOIN catalogue_word w ON w.word = u.word WHERE w.foods > 0 "
-            "AND w.market_id = ANY(" + _MARKETS + ") GROUP BY w.word",
+            "AND w.market_id = ANY(" + MARKETS_SQL + ") GROUP BY w.word",
             (sorted(one_edit(term))[:MAX_EDIT_CANDIDATES], market, market),
         )
         return [Word(*row) for row in cursor.fetchall()]

@@ -62,8 +62,8 @@ def _completions(prefix: str, market: str | None) -> list[str]:
         for least in (COMMON_REFERENCE, 0):
             with connection.cursor() as cursor:
                 cursor.execute(
-                    "SELECT word FROM catalogue_word WHERE word LIKE %s AND foods > 0 "
-                    "AND reference >= %s AND (%s::varchar IS NULL OR market_id = %s::varchar) "
+                    "SELECT word FROM catalogue_word WHERE word LIKE %s AND foods > 0 "  # noqa: S608 (constants only)
+                    "AND reference >= %s AND market_id = ANY(" + spelling.MARKETS_SQL + ") "
                     "GROUP BY word ORDER BY sum(reference) DESC, sum(foods) DESC, word "
                     "LIMIT %s",
                     (pattern, least, market, market, CANDIDATES),
