@@ -130,8 +130,3 @@ def key_get(*, key_id: int | str, account: Account | None = None) -> ApiKey:
 
 def key_count_active(*, account: Account, now: datetime) -> int:
     return ApiKey.objects.filter(account=account).active(now).count()
-
-
-def key_exists(*, account_id: int, key_id: int) -> bool:
-    """Whether ``account_id`` has (or had: revoked and expired count) key ``key_id``."""
-    return ApiKey.objects.filter(account_id=account_id, pk=key_id).exists()

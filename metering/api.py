@@ -13,11 +13,10 @@ from rest_framework.views import APIView
 
 from foodservice.core import problems
 from foodservice.core.requestnotes import notes_of
-from keys.selectors import key_exists
 from metering.headers import ratelimit_headers
 from metering.history import OUTCOME_NAMES
 from metering.history_range import RangeError, parse_range
-from metering.selectors import principal_usage, usage_history
+from metering.selectors import principal_usage, usage_history_by_key, usage_totals
 from metering.services import usage_refund
 from metering.throttling import MeterThrottle, meter_decision, meter_now
 
@@ -104,8 +103,8 @@ class UsageHistoryView(APIView):
     (``metering.history_range.parse_range`` lists the parameters).
 
     Unmetered like ``/v1/usage``: never counted, no RateLimit headers, answers when the
-    quota is spent. Read from the durable history (``usage_history``), the same read as
-    the dashboard's charts and CSV; it trails the live meter by at most
+    quota is spent. Read from the durable history (``usage_history_by_key``), the same
+    read as the dashboard's charts and CSV; it trails the live meter by at most
     ``METER_FLUSH_SECONDS``. A key of another account is a 404, like an unknown id."""
 
     throttle_classes: list = []
@@ -121,12 +120,10 @@ class UsageHistoryView(APIView):
             history = parse_range(params, now=meter_now())
         except RangeError as error:
             raise problems.InvalidParameter(error.parameter, error.detail) from None
-        account_id = request.auth.account_id
-        if history.key_id is not None and not key_exists(
-            account_id=account_id, key_id=history.key_id
-        ):
+        series = usage_history_by_key(account_id=request.auth.account_id, history=history)
+        if history.key_id is not None and history.key_id not in series:  # not this account's
             raise problems.NotFound(f"No key with id {history.key_id}.")
-        points = usage_history(account_id=account_id, history=history)
+        points = usage_totals(series, history)
         rows = [
             {
                 "start": _stamp(p.start),

@@ -11,6 +11,7 @@ the quota 429 or the burst 429, and answered 5xx (given back); only the first co
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -329,7 +330,14 @@ def usage_history_by_key(*, account_id: int, history: HistoryRange) -> dict[int,
 def usage_history(*, account_id: int, history: HistoryRange) -> list[UsagePoint]:
     """The account's requests by outcome in every bucket of ``history``, summed over
     its keys (or ``history.key_id`` alone): ``usage_history_by_key`` added up."""
-    series = usage_history_by_key(account_id=account_id, history=history)
+    return usage_totals(usage_history_by_key(account_id=account_id, history=history), history)
+
+
+def usage_totals(
+    series: Mapping[int, Sequence[UsagePoint]], history: HistoryRange
+) -> list[UsagePoint]:
+    """The points of ``series`` (``usage_history_by_key``'s answer for ``history``)
+    added up bucket by bucket: for a caller that has the per-key series already."""
     totals = [UsagePoint(at, 0) for at in history.buckets()]
     for points in series.values():
         totals = [

@@ -9,6 +9,8 @@ import io
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -157,6 +159,18 @@ def test_csv_starts_at_each_keys_creation_and_adds_keys_up(owner_client, verifie
     week = owner_client.get("/usage/usage.csv?by=day&period=7d").content.decode()
     assert week.splitlines()[-1] == "2026-03-10,all,All keys,4,0,0,0"
     assert owner_client.get("/usage/usage.csv?period=1y").status_code == 400
+
+
+def test_the_csv_reads_the_history_once_for_keys_and_totals(owner_client, verified, clock):
+    for label in ("a", "b", "c"):
+        _, secret = key_create(account=verified, label=label)
+        call_api(secret, 1)
+    usage_flush()
+    with CaptureQueriesContext(connection) as queries:
+        body = owner_client.get("/usage/usage.csv?by=hour").content.decode()
+    assert body.count(",all,All keys,3,") == 1
+    history = [q for q in queries.captured_queries if "metering_keyusagehour" in q["sql"]]
+    assert len(history) == 1
 
 
 def test_usage_csv_refuses_an_unknown_granularity(owner_client):

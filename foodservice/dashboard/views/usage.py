@@ -234,7 +234,7 @@ def _csv_response(
             if point.start + history.step > key.created_at:  # type: ignore[operator]
                 writer.writerow([stamp(point.start), key.pk, _cell(key.label), *_outcomes(point)])  # type: ignore[arg-type]
     if len(keys) > 1:
-        for point in selectors.usage_history(account_id=account_id, history=history):
+        for point in selectors.usage_totals(series, history):
             writer.writerow([stamp(point.start), "all", "All keys", *_outcomes(point)])  # type: ignore[arg-type]
     return response
 
