@@ -180,10 +180,14 @@ class RedisMeter:
         return usages
 
     def prune(self, usages: Iterable[AccountUsage], *, before_hour: int) -> None:
+        """Forget the copied buckets of hours before ``before_hour`` (prune.lua), in
+        one pipeline; on a Redis Cluster, which refuses scripts in a pipeline ("Calling
+        pipelined function evalsha is blocked"), one call per account."""
+        from redis.cluster import RedisCluster
+
         from foodservice.core.redis import UNREACHABLE
 
-        pipe = self.client.pipeline(transaction=False)
-        queued = False
+        calls: list[tuple[list[str], list[Any]]] = []
         for usage in usages:
             args: list[Any] = []
             for (kid, hour), counts in usage.buckets.items():
@@ -193,11 +197,17 @@ class RedisMeter:
             for kid, at in usage.last_used.items():
                 args += [1, f"l:{kid}", at]
             if args:
-                self.prune_script(keys=[self.state_key(usage.account_id)], args=args, client=pipe)
-                queued = True
-        if not queued:
+                calls.append(([self.state_key(usage.account_id)], args))
+        if not calls:
             return
         try:
+            if isinstance(self.client, RedisCluster):
+                for keys, args in calls:
+                    self.prune_script(keys=keys, args=args)
+                return
+            pipe = self.client.pipeline(transaction=False)
+            for keys, args in calls:
+                self.prune_script(keys=keys, args=args, client=pipe)
             pipe.execute()
         except UNREACHABLE as exc:
             metrics.redis_error(component="meter")

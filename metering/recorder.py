@@ -30,6 +30,8 @@ logger = logging.getLogger("foodservice.metering")
 
 # How often one worker copies every account's buckets, not only those it saw.
 SWEEP_SECONDS = 60.0
+# While flushes keep failing, a one-line reminder at most this often.
+REPEAT_LOG_SECONDS = 60.0
 
 
 class Flusher:
@@ -40,11 +42,16 @@ class Flusher:
     worker, after the fork. The thread never raises: a failed flush is logged and its
     accounts wait for the next one."""
 
-    def __init__(self, flush: Callable[..., object]) -> None:
+    def __init__(
+        self, flush: Callable[..., object], *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._flush = flush
+        self._clock = clock
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._failures = 0  # rounds failed in a row
+        self._logged_at = 0.0
 
     def ensure_running(self, interval: float) -> None:
         if interval <= 0 or (self._thread is not None and self._thread.is_alive()):
@@ -73,10 +80,28 @@ class Flusher:
             self.flush_quietly(sweep=sweep)
 
     def flush_quietly(self, *, sweep: bool = False) -> None:
+        """One flush that never raises. An outage is logged once with its traceback
+        (ERROR), then at most every ``REPEAT_LOG_SECONDS`` in one line (WARNING) while
+        it lasts, and its end once (INFO): not a traceback every round of every worker
+        while Redis or the database is down."""
         try:
             self._flush(sweep=sweep)
-        except Exception:  # the thread must survive a database or Redis outage
+        except Exception as exc:  # the thread must survive a database or Redis outage
+            self._failed(exc)
+            return
+        if self._failures:
+            logger.info("usage history flush recovered after %d failed round(s)", self._failures)
+            self._failures = 0
+
+    def _failed(self, exc: Exception) -> None:
+        self._failures += 1
+        now = self._clock()
+        if self._failures == 1:
+            self._logged_at = now
             logger.exception("usage history flush failed; will retry")
+        elif now - self._logged_at >= REPEAT_LOG_SECONDS:
+            self._logged_at = now
+            logger.warning("usage history flush still failing (%d rounds): %s", self._failures, exc)
 
     def reset(self) -> None:
         """After a fork: the parent's thread does not exist in the child."""

@@ -5,9 +5,12 @@ account in one slot."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.conf import settings
 from django.core.cache import caches
+from django.utils import timezone
 from redis.cluster import RedisCluster
 from rest_framework.test import APIClient
 
@@ -16,8 +19,13 @@ from accounts.tiers import TierLimits
 from foodservice.core.redis import account_tag
 from keys import cache as key_cache
 from keys.secrets import digest
+from keys.selectors import principal_build
 from keys.services import key_create, key_revoke
 from metering.backends import RedisMeter, get_meter, redis_client
+from metering.history import usage_flush
+from metering.models import KeyUsageHour
+from metering.services import usage_consume
+from metering.windows import hour_of
 from tests.engines.engines import ThrowawayRedisCluster
 from tests.factories import AccountFactory, FoodFactory
 from tests.support.keys import principal_of
@@ -134,3 +142,33 @@ def test_a_tier_change_on_a_cluster_reaches_the_meter(on_cluster: ThrowawayRedis
     bigger = TierLimits(quota=3, window="day", rate=None, burst=None)
     account_set_tier(account=account, tier="executive_chef", custom=bigger)
     assert client.get(f"/v1/foods/{food.public_id}", HTTP_X_API_KEY=secret).status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_usage_flush_forgets_copied_hours_on_a_cluster(on_cluster, clock):
+    """The flush's prune scripts reach a cluster, which refuses scripts in a pipeline:
+    sent in one, they failed on every flush and an account's hourly buckets stayed in
+    Redis until its state expired."""
+    limits = TierLimits(quota=1000, window="day", rate=None, burst=None)
+    account = account_set_tier(
+        account=AccountFactory(market="US"), tier="executive_chef", custom=limits
+    )
+    key, _ = key_create(account=account, label="k")
+    principal = principal_build(key=key)
+    meter = get_meter()
+    assert isinstance(meter.client, RedisCluster)
+
+    def fields() -> set[str]:
+        state = meter.client.hgetall(meter.state_key(account.pk))
+        return {name.decode() for name in state if name[1:2] == b":"}
+
+    first = timezone.now()
+    usage_consume(principal=principal, now=first)
+    usage_flush(now=first)
+    assert f"a:{key.pk}:{hour_of(first)}" in fields()  # the current hour stays
+    later = first + timedelta(hours=3)
+    clock.move_to(later)
+    usage_consume(principal=principal, now=later)
+    usage_flush(now=later)
+    assert fields() == {f"a:{key.pk}:{hour_of(later)}"}  # and "l:", copied too
+    assert KeyUsageHour.objects.filter(key=key).count() == 2

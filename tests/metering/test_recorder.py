@@ -1,0 +1,63 @@
+"""The usage flusher's log while flushes fail: one traceback per outage, then a line at
+most every ``REPEAT_LOG_SECONDS``, and the recovery (metering/recorder.py)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from metering.recorder import REPEAT_LOG_SECONDS, Flusher
+
+
+class Outage:
+    """A flush that fails while ``down``, and a clock the test moves."""
+
+    def __init__(self) -> None:
+        self.down = True
+        self.now = 1000.0
+
+    def flush(self, *, sweep: bool = False) -> int:
+        if self.down:
+            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+        return 0
+
+
+@pytest.fixture
+def outage() -> Outage:
+    return Outage()
+
+
+def test_an_outage_logs_one_traceback_then_reminders_then_its_end(outage, caplog):
+    flusher = Flusher(outage.flush, clock=lambda: outage.now)
+    with caplog.at_level(logging.INFO, logger="foodservice.metering"):
+        for _ in range(30):  # rounds of 1 s: within one reminder period
+            flusher.flush_quietly()
+            outage.now += 1
+        outage.now += REPEAT_LOG_SECONDS
+        flusher.flush_quietly()
+        outage.down = False
+        flusher.flush_quietly()
+        flusher.flush_quietly()
+    records = [(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records]
+    assert records == [
+        ("ERROR", "usage history flush failed; will retry", True),
+        (
+            "WARNING",
+            "usage history flush still failing (31 rounds): "
+            "Error 111 connecting to 127.0.0.1:6379. Connection refused.",
+            False,
+        ),
+        ("INFO", "usage history flush recovered after 31 failed round(s)", False),
+    ]
+
+
+def test_a_second_outage_logs_its_own_traceback(outage, caplog):
+    flusher = Flusher(outage.flush, clock=lambda: outage.now)
+    with caplog.at_level(logging.ERROR, logger="foodservice.metering"):
+        flusher.flush_quietly()
+        outage.down = False
+        flusher.flush_quietly()
+        outage.down = True
+        flusher.flush_quietly()
+    assert [r.levelname for r in caplog.records] == ["ERROR", "ERROR"]
