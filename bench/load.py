@@ -14,6 +14,8 @@ What it does, all against 127.0.0.1 only, and stopping by itself:
    default workers and threads): metered, and ``METERING_ENABLED=0``.
 3. **Mix phase** (``--seconds``, default 30): ``--concurrency`` client threads with
    keep-alive connections send searches (one and two words, page 2, filters, sorting),
+   suggestions of what has been typed (a search word cut anywhere), meal analyses
+   (``POST /v1/analysis`` of 1 to 8 lines of the analysis judged set),
    record reads, ``If-None-Match`` revalidations of ETags they saw, ``/v1/usage`` and
    bad keys (malformed and unknown) for every account, to the metered server.
 4. **Ratio phase** (``--rounds`` x ``--ratio-seconds`` per server, order shuffled each
@@ -46,6 +48,7 @@ import loadkit
 from loadkit import (
     Client,
     Gunicorn,
+    Mix,
     ThrowawayRedis,
     Verdict,
     admitted_by_account,
@@ -60,6 +63,9 @@ from loadkit import (
 )
 
 PG = "postgres://postgres@127.0.0.1:5432/"
+# Real traffic: searches, suggestions as people type, meal analyses (1 to 8 lines),
+# revalidations, usage, bad keys; the rest (35 %) record reads.
+MIX = Mix(search=0.32, suggest=0.08, analysis=0.04)
 FULL_DB, QUICK_DB, TEMPLATE_DB = "fs_load_bench", "fs_load_quick", "fs_bench_catalogue"
 
 
@@ -140,12 +146,12 @@ def main() -> int:
         threads = metered.env["GUNICORN_THREADS"]
         # Warm-up: imports, connection pools, key cache, PostgreSQL's buffers. Not
         # measured, but what the metered server admits in it counts in the usage check.
-        warm = Client(metered.port, accounts, foods, args.concurrency, seed=99).run_for(4)
-        Client(plain.port, accounts, foods, args.concurrency, seed=99).run_for(4)
+        warm = Client(metered.port, accounts, foods, args.concurrency, mix=MIX, seed=99).run_for(4)
+        Client(plain.port, accounts, foods, args.concurrency, mix=MIX, seed=99).run_for(4)
         load_before = loadkit.loadavg()
 
         print(f"mix phase: {args.seconds:.0f} s, {args.concurrency} clients")
-        mix = Client(metered.port, accounts, foods, args.concurrency, seed=1)
+        mix = Client(metered.port, accounts, foods, args.concurrency, mix=MIX, seed=1)
         mix.run_for(args.seconds)
         load_mix = loadkit.loadavg()
 
@@ -157,7 +163,7 @@ def main() -> int:
             random.shuffle(order)
             for name, server in order:
                 client = Client(
-                    server.port, never_refused, foods, args.concurrency, seed=10 + round_
+                    server.port, never_refused, foods, args.concurrency, mix=MIX, seed=10 + round_
                 )
                 t0 = time.monotonic()
                 ratio[name] += client.run_for(args.ratio_seconds)
@@ -215,7 +221,15 @@ def main() -> int:
             "kind",
             [
                 latency_row(kind, [s for s in mix.samples if s.kind == kind], args.seconds)
-                for kind in ("search", "record", "revalidate", "usage", "bad-key")
+                for kind in (
+                    "search",
+                    "suggest",
+                    "analysis",
+                    "record",
+                    "revalidate",
+                    "usage",
+                    "bad-key",
+                )
             ]
             + [latency_row("**all**", mix.samples, args.seconds)],
         ),
@@ -231,7 +245,7 @@ def main() -> int:
                     [s for s in mix.samples if s.kind == kind and s.status in (200, 304)],
                     args.seconds,
                 )
-                for kind in ("search", "record", "revalidate")
+                for kind in ("search", "suggest", "analysis", "record", "revalidate")
             ],
         ),
         "",

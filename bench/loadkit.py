@@ -39,6 +39,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root
 
+from bench import analysis_judged_set
+
 # The bench scripts reach these through loadkit (loadkit.ThrowawayRedis, ...).
 from tests.support.engines import (  # noqa: F401
     LOCAL,
@@ -74,6 +76,8 @@ SEARCH_WORDS = [
     "oat",
 ]
 SEARCH_EXTRAS = ["", "", "", "&page=2", "&protein_min=5", "&sort=-protein", "&page_size=50"]
+# Ingredient lines as people write them (the analysis judged set's texts).
+ANALYSIS_LINES = [line for line, _, _ in (*analysis_judged_set.LINES, *analysis_judged_set.GROWN)]
 # A malformed key (refused before any I/O) and a well-formed one that does not exist.
 BAD_KEYS = ["not-a-key", "svc_sk_live_" + "A" * 40]
 
@@ -302,7 +306,7 @@ class Sample:
 
     at: float  # monotonic, when the response (or failure) arrived
     latency: float  # seconds
-    kind: str  # search, record, revalidate, usage, bad-key
+    kind: str  # search, record, revalidate, usage, bad-key, suggest, analysis
     status: int
     account: int  # the account's id, -1 for bad keys
     metered: bool
@@ -318,6 +322,10 @@ class Mix:
     revalidate: float = 0.15
     usage: float = 0.02
     bad_key: float = 0.04
+    # As-you-type suggestions and meal analyses (issues 26, 27): none unless asked for
+    # (bench/load.py's mix has them), so the other harnesses keep their recorded mixes.
+    suggest: float = 0.0
+    analysis: float = 0.0
 
 
 @dataclass
@@ -364,9 +372,14 @@ class Client:
         local: list[Sample] = []
         while not self._stop.is_set() and time.monotonic() < deadline:
             kind, account, path, headers = self._pick(rng, etags)
+            body = None
+            if kind == "analysis":
+                lines = rng.sample(ANALYSIS_LINES, rng.randint(1, 8))
+                body = json.dumps({"ingredients": lines}).encode()
+                headers = {**headers, "Content-Type": "application/json"}
             started = time.monotonic()
             try:
-                conn.request("GET", path, headers=headers)
+                conn.request("POST" if body else "GET", path, body=body, headers=headers)
                 response = conn.getresponse()
                 body = response.read()
                 status, got = response.status, response
@@ -432,6 +445,14 @@ class Client:
         if roll < mix.search:
             q = rng.choice(SEARCH_WORDS).replace(" ", "+")
             return "search", index, f"/v1/foods?q={q}{rng.choice(SEARCH_EXTRAS)}", headers
+        roll -= mix.search
+        if roll < mix.suggest:  # what has been typed so far: a word cut anywhere
+            word = rng.choice(SEARCH_WORDS)
+            typed = word[: rng.randint(1, len(word))].replace(" ", "+")
+            return "suggest", index, f"/v1/suggest?q={typed}", headers
+        roll -= mix.suggest
+        if roll < mix.analysis:
+            return "analysis", index, "/v1/analysis", headers
         return "record", index, self._record_path(rng), headers
 
     def _record_path(self, rng: random.Random) -> str:
