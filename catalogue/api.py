@@ -184,16 +184,24 @@ class SuggestView(CatalogueReadView):
     """``GET /v1/suggest?q=``: completions of what has been typed, best first, in the
     caller's market (docs/catalogue.md, "Suggestions"). Any ``q`` is answered: input
     without a letter or digit gets no suggestions, long input is cut
-    (catalogue.suggest)."""
+    (catalogue.suggest). Answers are kept in the worker's memory for the catalogue
+    version, like search pages: people typing share their first letters."""
 
     def get(self, request: Request) -> HttpResponseBase:
         market = policies.foods_market(principal=request.auth)
         q = request.query_params.get("q", "")
         if len(q) > MAX_Q_LENGTH:
             raise problems.InvalidParameter("q", f"At most {MAX_Q_LENGTH} characters.")
-        found = suggest.food_suggest(q=q, market=market)
+        body, etag = rendering.local_pages.remember(
+            ("suggest", q, market), lambda: self._answer(q, market)
+        )
+        return self.respond_rendered(request, body, etag)
+
+    @staticmethod
+    def _answer(q: str, market: str | None) -> tuple[bytes, str]:
         data = [
             {"text": s.text, "links": {"foods": f"/v1/foods?{urlencode({'q': s.text})}"}}
-            for s in found
+            for s in suggest.food_suggest(q=q, market=market)
         ]
-        return self.respond(request, {"data": data, "meta": {"q": q, "market": market}})
+        body = rendering.dumps({"data": data, "meta": {"q": q, "market": market}})
+        return body, etag_of_bytes(body)

@@ -292,6 +292,25 @@ def test_a_worker_serves_hot_reads_from_memory_until_the_catalogue_version_chang
     assert b"Butter, renamed" in unthrottled.get(paths[1]).content
 
 
+def test_a_worker_serves_suggestions_from_memory_until_the_catalogue_version_changes(
+    sr28_small, unthrottled, settings
+):
+    settings.CATALOGUE_VERSION_SECONDS = 60
+    first = unthrottled.get("/v1/suggest?q=butt")
+    assert "butter" in [s["text"] for s in first.json()["data"]]
+    with CaptureQueriesContext(connection) as captured:
+        again = unthrottled.get("/v1/suggest?q=butt")
+    assert (again.content, again["ETag"]) == (first.content, first["ETag"])
+    assert not [q for q in captured if "catalogue_" in q["sql"]]
+    assert (
+        unthrottled.get("/v1/suggest?q=butt", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    )
+    market = Food.objects.get(public_id="sr28-01001").market
+    FoodFactory(name="Lettuce, butterhead (includes boston and bibb types), raw", market=market)
+    rendering.local_records.checked = rendering.local_pages.checked = float("-inf")
+    assert "butterhead" in [s["text"] for s in unthrottled.get("/v1/suggest?q=butt").json()["data"]]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_load_sized_store_keeps_a_newer_rendering_and_replaces_older_ones():
     """A batch of renderings (COPY on PostgreSQL, a VALUES list on SQLite) upserts every
