@@ -58,14 +58,8 @@ def key_create(
             created_at=now,
             expires_at=expires_at,
         )
-        audit_record(
-            action=AuditAction.KEY_CREATE,
-            account=key.account_id,
-            actor=actor,
-            target=key_target(key),
-            detail={"expires_at": expires_at.isoformat()} if expires_at else None,
-            now=now,
-        )
+        detail = {"expires_at": expires_at.isoformat()} if expires_at else None
+        _audit(AuditAction.KEY_CREATE, key, actor, now, detail=detail)
     logger.info("key created", extra={"key_id": key.pk, "account_id": account.pk})
     return key, secret
 
@@ -139,13 +133,8 @@ def key_set_allowed_addresses(
             locked.allowed_addresses = addresses
             locked.save(update_fields=["allowed_addresses"])
             cache.forget([locked.secret_hash], account_id=locked.account_id)
-            audit_record(
-                action=AuditAction.KEY_ADDRESSES,
-                account=locked.account_id,
-                actor=actor,
-                target=key_target(locked),
-                detail={"from": ", ".join(old), "to": ", ".join(addresses)},
-            )
+            detail = {"from": ", ".join(old), "to": ", ".join(addresses)}
+            _audit(AuditAction.KEY_ADDRESSES, locked, actor, detail=detail)
     key.allowed_addresses = addresses
     return key
 
@@ -158,9 +147,18 @@ def keys_forget_account(*, account: Account) -> None:
     )
 
 
-def _audit(action: AuditAction, key: ApiKey, actor: Actor | None, now: datetime) -> None:
+def _audit(
+    action: AuditAction,
+    key: ApiKey,
+    actor: Actor | None,
+    now: datetime | None = None,
+    *,
+    detail: dict[str, str] | None = None,
+) -> None:
     target = key_target(key)
-    audit_record(action=action, account=key.account_id, actor=actor, target=target, now=now)
+    audit_record(
+        action=action, account=key.account_id, actor=actor, target=target, detail=detail, now=now
+    )
 
 
 def _fresh_secret() -> tuple[str, str]:

@@ -235,21 +235,28 @@ class InvalidParameter(Problem):
         )
 
 
-class ValidationFailed(Problem):
+class _FieldErrors(Problem):
+    """A problem about fields of the body: ``errors`` lists ``{"field", "detail"}`` and
+    the detail joins them (no field given: the body as a whole, ``default_detail``)."""
+
+    members = ("errors",)
+
+    def __init__(self, errors: dict[str, str] | None = None) -> None:
+        errors = errors or {"body": self.default_detail}
+        text = "; ".join(f"{field}: {msg}" for field, msg in errors.items())
+        super().__init__(text, errors=[{"field": f, "detail": m} for f, m in errors.items()])
+
+
+class ValidationFailed(_FieldErrors):
     """The body is JSON but its content is invalid. ``errors`` lists ``{"field", "detail"}``."""
 
     kind = "validation-failed"
     title = "Unprocessable Content"
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
     default_detail = "The request body is invalid."
-    members = ("errors",)
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        text = "; ".join(f"{field}: {msg}" for field, msg in errors.items())
-        super().__init__(text, errors=[{"field": f, "detail": m} for f, m in errors.items()])
 
 
-class InvalidIngredients(Problem):
+class InvalidIngredients(_FieldErrors):
     """The body of ``POST /v1/analysis`` is not ``{"ingredients": [1 to 100 strings of at
     most 200 characters]}``. ``errors`` lists ``{"field", "detail"}`` (``ingredients[3]``)."""
 
@@ -257,12 +264,6 @@ class InvalidIngredients(Problem):
     title = "Bad Request"
     status_code = status.HTTP_400_BAD_REQUEST
     default_detail = "The ingredient list is invalid."
-    members = ("errors",)
-
-    def __init__(self, errors: dict[str, str] | None = None) -> None:
-        errors = errors or {"body": self.default_detail}
-        text = "; ".join(f"{field}: {msg}" for field, msg in errors.items())
-        super().__init__(text, errors=[{"field": f, "detail": m} for f, m in errors.items()])
 
 
 class UnsupportedMediaType(Problem):
