@@ -20,8 +20,7 @@ food and its bytes; no model is built and nothing is serialised.
   ``manage.py render_catalogue``). The catalogue version alone cannot tell, since no
   row changed.
 - Each worker also keeps the bytes it served in memory (``local_records``: records by
-  id and market; ``local_pages``: whole search pages by path, market and depth, and
-  suggestions by ``q`` and market; see
+  id and market; ``local_pages``: whole search pages by path, market and depth; see
   catalogue.memory), valid for the catalogue version it last read. It reads the
   version again at most every ``CATALOGUE_VERSION_SECONDS`` (1 s; 0 turns the memory
   off), so a load is served by every worker within that long after it commits, and a
@@ -181,7 +180,7 @@ def dumps(data: object) -> bytes:
 
 
 # Per worker (catalogue.memory): records get three quarters of CATALOGUE_MEMORY_MB
-# (~2 KB a record compressed), whole search pages and suggestions a quarter.
+# (~2 KB a record compressed), whole search pages a quarter.
 local_records = LocalBytes(share=0.75, version=lambda: current_version())
 local_pages = LocalBytes(share=0.25, version=lambda: current_version())
 
