@@ -3,7 +3,11 @@
 - ``/bench/pgraw``: a plain Django view (no DRF, no authentication, no metering) that
   reads a record's response bytes from the one-row table ``bench_raw_record`` by
   primary key with one raw query and returns them;
-- ``/bench/floor``: the same bytes from this process's memory.
+- ``/bench/floor``: the same bytes from this process's memory;
+- ``/bench/pgraw/<public_id>`` (``--spread``'s floor for records): a food's stored
+  record bytes, found by public id with one raw query and no check of their version,
+  market or freshness: the same random rows as the spread's records, read the
+  cheapest way.
 
 Both pass through the whole middleware stack, request logging included, like every
 other request the server answers.
@@ -18,6 +22,10 @@ from django.urls import path
 from foodservice.urls import urlpatterns as project_urlpatterns
 
 RAW_QUERY = "SELECT body FROM bench_raw_record WHERE id = %s"
+FOOD_QUERY = (
+    "SELECT r.record FROM catalogue_food f JOIN catalogue_foodrendering r ON r.food_id = f.id "
+    "WHERE f.public_id = %s"
+)
 _floor: list[bytes] = []
 
 
@@ -31,6 +39,15 @@ def pgraw(request: HttpRequest) -> HttpResponse:
     return HttpResponse(_read(), content_type="application/json")
 
 
+def pgraw_food(request: HttpRequest, public_id: str) -> HttpResponse:
+    with connection.cursor() as cursor:
+        cursor.execute(FOOD_QUERY, (public_id,))
+        row = cursor.fetchone()
+    if row is None:
+        return HttpResponse(status=404)
+    return HttpResponse(bytes(row[0]), content_type="application/json")
+
+
 def floor(request: HttpRequest) -> HttpResponse:
     if not _floor:
         _floor.append(_read())
@@ -39,6 +56,7 @@ def floor(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     path("bench/pgraw", pgraw),
+    path("bench/pgraw/<str:public_id>", pgraw_food),
     path("bench/floor", floor),
     *project_urlpatterns,
 ]
