@@ -2,10 +2,10 @@
 and compressed since issue 28.5).
 
 ``LocalBytes`` keeps response bytes by key (records by id and market, whole search
-pages by path, market and depth) for one catalogue version: it reads the version again
-at most every ``CATALOGUE_VERSION_SECONDS`` (0 turns the memory off) and forgets
-everything when it changed, so a load is served by every worker within that long after
-it commits (catalogue/rendering.py).
+pages by path, market and depth, suggestions by ``q`` and market) for one catalogue
+version: it reads the version again at most every ``CATALOGUE_VERSION_SECONDS`` (0
+turns the memory off) and forgets everything when it changed, so a load is served by
+every worker within that long after it commits (catalogue/rendering.py).
 
 The memory is bounded in bytes, not entries: ``CATALOGUE_MEMORY_MB`` per worker, a
 share of it per kind; the oldest entries go first when a new one does not fit. Entries

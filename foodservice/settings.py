@@ -251,8 +251,8 @@ SALES_CONTACT_URL = env_str("SALES_CONTACT_URL", "mailto:sales@localhost")
 # that memory off (every read asks the database; the tests do).
 CATALOGUE_VERSION_SECONDS = float(env_str("CATALOGUE_VERSION_SECONDS", "1"))
 # How many megabytes of that memory each worker keeps (catalogue/memory.py: compressed,
-# ~2 KB a food record; three quarters for records, a quarter for search pages); the
-# oldest entries make room for new ones.
+# ~2 KB a food record; three quarters for records, a quarter for search pages and
+# suggestions); the oldest entries make room for new ones.
 CATALOGUE_MEMORY_MB = float(env_str("CATALOGUE_MEMORY_MB", "64"))
 # How long a worker keeps a key's principal in its own memory (keys/cache.py): each use
 # still checks the account's epoch in Redis, so revocations are seen on the next

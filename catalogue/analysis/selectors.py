@@ -214,22 +214,26 @@ def _result(
     first = tried[0]
     asked, cut = _asked(line), bool(CUTS.intersection(line.preparation))
     best = meaning(first["name"], first["data_type"], asked, cut=cut)
-    reason, own, weighing = None, None, None
+
+    def answer(food: dict[str, Any], weighing: Weighing) -> dict[str, Any]:
+        assert weighing.grams is not None  # only a weighing that weighed the line
+        others = [c for c in candidates if c is not food][:ALTERNATIVES]
+        return base | _matched(food, weighing.grams, weighing.portion, others)
+
+    reason, own = None, None  # own: the first tried food that weighs the line itself
     for food in tried:
         weighing = weigh(line, food["portions"] or [], food_words=line.food, name=food["name"])
         if weighing.grams is not None:
-            own = food
+            own = (food, weighing)
             break
         reason = reason or f"{food['name']}: {weighing.reason}"
     near = False  # a reference food with its own measure, one word more than the best
-    if own is not None and weighing is not None:
-        rank = meaning(own["name"], own["data_type"], asked, cut=cut)
+    if own is not None:
+        rank = meaning(own[0]["name"], own[0]["data_type"], asked, cut=cut)
         near = rank <= (best[0], best[1] + LENT_AFTER)
-        close = near and same_kind(first["name"], own["name"])
+        close = near and same_kind(first["name"], own[0]["name"])
         if rank == best or close or best[0] > 0 or not (lenders or searched):
-            own, weighing = _same_food_fitting(own, weighing, line, tried)
-            others = [c for c in candidates if c is not own][:ALTERNATIVES]
-            return base | _matched(own, weighing.grams, weighing.portion, others)  # type: ignore[arg-type]
+            return answer(*_same_food_fitting(*own, line, tried))
     if best[0] == 0 and first["data_type"] != DataType.SR_LEGACY and (lenders or searched):
         # No reference food as good as the best one, nor one of its kind adding one
         # word more, has a measure for the line: an SR28 food of the best one's kind
@@ -240,12 +244,9 @@ def _result(
         if lent is None and searched is not None and not near:
             lent = _lent(first, line, searched(line.food))
         if lent is not None:
-            others = [c for c in candidates if c is not first][:ALTERNATIVES]
-            return base | _matched(first, lent.grams, lent.portion, others)  # type: ignore[arg-type]
-    if own is not None and weighing is not None:
-        own, weighing = _same_food_fitting(own, weighing, line, tried)
-        others = [c for c in candidates if c is not own][:ALTERNATIVES]
-        return base | _matched(own, weighing.grams, weighing.portion, others)  # type: ignore[arg-type]
+            return answer(first, lent)
+    if own is not None:
+        return answer(*_same_food_fitting(*own, line, tried))
     others = candidates[:ALTERNATIVES]
     return base | _unmatched(reason or "", alternatives=[_ref(c) for c in others])
 

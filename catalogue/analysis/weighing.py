@@ -109,9 +109,7 @@ def weigh(
 
 
 def _weighed(grams: float, measure: Measure, line: ParsedLine) -> Weighing:
-    wanted = {text.stem(word) for word in line.preparation}
-    if wanted & SMALL_CUTS:
-        wanted |= SMALL_CUTS
+    wanted = _preparations(line)
     fits = not wanted or bool(wanted & {text.stem(word) for word in measure.words})
     portion = f"{measure.description} = {measure.grams:g} g"
     return Weighing(round(grams, 1), portion=portion, fits=fits)
@@ -123,9 +121,7 @@ def _best(candidates: list[Measure], line: ParsedLine) -> Measure | None:
     line did not ask for ("1 cup, whipped" for "1/2 cup heavy cream"); among equals,
     one of the line's own unit ("1 tsp, ground" before "1 dash" for a tsp), then a plain
     one, then a medium one ("1 stalk, medium"), then the food's own order."""
-    wanted = {text.stem(word) for word in line.preparation}
-    if wanted & SMALL_CUTS:
-        wanted |= SMALL_CUTS
+    wanted = _preparations(line)
     asked = line.unit.name if line.unit else None
 
     def rank(measure: Measure) -> tuple[int, int, int, int]:
@@ -135,6 +131,13 @@ def _best(candidates: list[Measure], line: ParsedLine) -> Measure | None:
         return fit, own, 1 if words else 0, 0 if "medium" in words else 1
 
     return min(candidates, key=rank, default=None)
+
+
+def _preparations(line: ParsedLine) -> set[str]:
+    """The stems of the line's preparation words a measure may share; one small cut
+    stands for every other (``SMALL_CUTS``)."""
+    wanted = {text.stem(word) for word in line.preparation}
+    return wanted | SMALL_CUTS if wanted & SMALL_CUTS else wanted
 
 
 def _counted(usable: list[Measure], food_words: str, name: str = "") -> Measure | None:
