@@ -15,13 +15,14 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from catalogue import policies, rendering, selectors, serializers, suggest
+from catalogue import policies, rendering, selectors, serializers, shared, suggest
 from catalogue.conditional import CACHE_CONTROL, etag_for, etag_of_bytes, is_not_modified
 from catalogue.paging import Position, cursor_dumps, position_for, with_cursor_search
 from catalogue.params import MAX_PAGE_OFFSET, MAX_Q_LENGTH, FoodQuery, parse_food_query
 from foodservice.core import problems
 from foodservice.core.controlchars import refuse_in_api
 from metering.api import MeteredAPIView
+from metering.throttling import meter_decision
 
 JSON = "application/json"  # what DRF's JSONRenderer answers with
 
@@ -148,11 +149,34 @@ def _links(
 
 
 class FoodDetailView(CatalogueReadView):
-    """``GET /v1/foods/{id}``: one food with every portion and measured nutrient."""
+    """``GET /v1/foods/{id}``: one food with every portion and measured nutrient.
+
+    A record this worker does not hold in memory is asked of Redis in the meter's own
+    round trip (``meter_carry``; catalogue.shared, issue 28.5), so a record read lately
+    by any worker costs no database query."""
+
+    carry: shared.Carry | None = None
+
+    def meter_carry(self, request: Request) -> str | None:
+        public_id = self.kwargs.get("public_id", "")
+        try:
+            market = policies.foods_market(principal=request.auth)
+        except problems.Problem:  # answered by get(), after metering, as before
+            return None
+        if rendering.local_records.holds((public_id, market)):
+            return None  # this worker holds it: nothing to carry
+        self.carry = shared.record_carry(public_id=public_id, market=market)
+        return None if self.carry is None else self.carry.key
 
     def get(self, request: Request, public_id: str) -> HttpResponseBase:
         market = policies.foods_market(principal=request.auth)
-        body, etag = rendering.food_record(public_id=public_id, market=market)
+        decision = meter_decision(request)
+        body, etag = shared.food_record(
+            public_id=public_id,
+            market=market,
+            carry=self.carry,
+            carried=None if decision is None else decision.carried,
+        )
         return self.respond_rendered(request, body, etag)
 
 

@@ -70,12 +70,28 @@ class LocalBytes:
             self.put(key, found, version=version)
         return found
 
+    def holds(self, key: Hashable) -> bool:
+        """Whether ``get(key)`` would find bytes (without decompressing them)."""
+        return self._current() and key in self.entries
+
+    def version_now(self) -> int | None:
+        """The catalogue version this memory holds (read again when due), or None when
+        the memory is off: what bytes kept elsewhere for the version are keyed by
+        (catalogue.shared), under the same rule as ``put``'s."""
+        return self.version if self._current() else None
+
     def put(self, key: Hashable, value: tuple[bytes, str], *, version: int | None) -> None:
         """Keep ``value`` (body, ETag) for ``key`` if ``version`` (``self.version``, read
         before the bytes were) is still the memory's version and it fits the budget."""
         if version is None or version != self.version:
             return
-        packed = (zlib.compress(value[0], 1), value[1])
+        self.put_packed(key, (zlib.compress(value[0], 1), value[1]), version=version)
+
+    def put_packed(self, key: Hashable, packed: tuple[bytes, str], *, version: int) -> None:
+        """``put`` for a body already compressed as this memory keeps it
+        (``zlib.compress(body, 1)``)."""
+        if version != self.version:
+            return
         cost = _cost(packed)
         budget = self.budget()
         if cost > budget:

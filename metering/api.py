@@ -40,6 +40,14 @@ class MeteredAPIView(APIView):
 
     throttle_classes = [MeterThrottle]
 
+    def meter_carry(self, request: Request) -> str | None:
+        """A Redis key for the meter to read in the same round trip as its decision
+        (after authentication, before the view runs; None: nothing). The view finds
+        the value in ``meter_decision(request).carried`` (issue 28.5: a record shared
+        by every worker, read at no extra round trip). Called only when the meter
+        ``carries``; it must not raise."""
+        return None
+
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         # The metering script checks the key's principal is current, so authentication
         # (run by ``super().initial``) may answer this worker's copy unchecked

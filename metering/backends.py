@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -74,8 +75,13 @@ class RedisMeter:
 
     def __init__(self, client: Any, *, prefix: str | None = None) -> None:
         """``prefix`` starts every key (default ``settings.REDIS_KEY_PREFIX`` and ":")."""
+        from redis.cluster import RedisCluster
+
         self.client = client
         self.prefix = f"{settings.REDIS_KEY_PREFIX}:" if prefix is None else prefix
+        # A cluster refuses scripts in a pipeline, and a carried key lives in another
+        # slot than the account's: there the meter carries nothing.
+        self.carries = not isinstance(client, RedisCluster)
         self.script = client.register_script(LUA_PATH.read_text())
         self.refund_script = client.register_script(REFUND_LUA_PATH.read_text())
         self.prune_script = client.register_script(PRUNE_LUA_PATH.read_text())
@@ -103,6 +109,7 @@ class RedisMeter:
         peek: bool = False,
         key_id: int = 0,
         epoch: str | None = None,
+        carry: str | None = None,
     ) -> Tally:
         check = epoch or ""
         args: list[Any] = [
@@ -118,21 +125,51 @@ class RedisMeter:
         if not peek:
             with self._seen_lock:
                 self._seen.add(account_id)
-        tally = self._run(account_id, [*args, 0, check])
+        tally = self._run(account_id, [*args, 0, check], carry=carry if self.carries else None)
         if tally.outcome == Outcome.NEED_SEED:
             loaded = seed()
             pairs: list[Any] = [v for hour, n in loaded.hours.items() if n for v in (hour, n)]
             for (kid, hour), counts in loaded.buckets.items():
                 pairs += [v for name, n in counts.fields(kid, hour) if n for v in (name, n)]
+            carried = tally.carried
             tally = self._run(account_id, [*args, 1, loaded.period_count, *pairs, check])
+            tally = replace(tally, carried=carried)
         return tally
 
-    def _run(self, account_id: int, args: list[Any]) -> Tally:
+    def _run(self, account_id: int, args: list[Any], *, carry: str | None = None) -> Tally:
         # The epoch (issue 13) is under the state's hash tag: one Cluster slot.
         keys = [self.state_key(account_id), epoch_key(account_id)]
-        reply = self._call(self.script, keys, args)
+        carried = None
+        if carry is None:
+            reply = self._call(self.script, keys, args)
+        else:
+            reply, carried = self._call_carrying(keys, args, carry)
         outcome, used, tat, hour, *hours = (int(v) for v in reply)
-        return Tally(Outcome(outcome), used, tat, hour, tuple(hours))
+        return Tally(Outcome(outcome), used, tat, hour, tuple(hours), carried)
+
+    def _call_carrying(self, keys: list[str], args: list[Any], carry: str) -> tuple[Any, Any]:
+        """The script's reply and the value of ``carry``, in one round trip: a
+        pipeline of EVALSHA and GET. redis-py's ``Script`` in a pipeline would first ask
+        SCRIPT EXISTS (a round trip of its own) every time, so the pipeline sends the
+        EVALSHA itself and loads the script only when Redis does not know it (a
+        restarted or flushed server): then the script runs alone, once, loaded."""
+        from redis.exceptions import NoScriptError
+
+        from foodservice.core.redis import UNREACHABLE
+
+        pipe = self.client.pipeline(transaction=False)
+        pipe.evalsha(self.script.sha, len(keys), *keys, *args)
+        pipe.get(carry)
+        try:
+            reply, carried = pipe.execute(raise_on_error=False)
+        except UNREACHABLE as exc:
+            metrics.redis_error(component="meter")
+            raise MeterUnavailable(str(exc)) from exc
+        if isinstance(reply, NoScriptError):
+            reply = self._call(self.script, keys, args)  # Script loads it, then runs it
+        elif isinstance(reply, Exception):
+            raise reply
+        return reply, None if isinstance(carried, Exception) else carried
 
     def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
         from foodservice.core.redis import UNREACHABLE

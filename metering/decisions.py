@@ -8,7 +8,7 @@ headers (metering/headers.py) and GET /v1/usage are rendered from it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
@@ -47,6 +47,9 @@ class MeterDecision:
     bucket_admits_in: int | None = None
     hour: int | None = None
     quota_frees_at: datetime | None = None
+    # What the meter's round trip read besides its decision (the ``carry`` key of
+    # ``usage_consume``; None when nothing was asked or found): not part of the standing.
+    carried: bytes | None = field(default=None, repr=False, compare=False)
 
     @property
     def allowed(self) -> bool:
@@ -121,4 +124,5 @@ def decision_for(
         bucket_admits_in=bucket_admits_in,
         hour=tally.hour,
         quota_frees_at=frees_at,
+        carried=tally.carried,
     )

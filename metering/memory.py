@@ -33,6 +33,7 @@ class MemoryMeter:
     ``consume.lua`` (and ``refund.lua``, ``prune.lua``), line for line."""
 
     checks_epochs = False  # the embedded default keeps no principals in process
+    carries = False  # no store shared by processes to read a carried value from
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -56,6 +57,7 @@ class MemoryMeter:
         peek: bool = False,
         key_id: int = 0,
         epoch: str | None = None,
+        carry: str | None = None,
     ) -> Tally:
         with self._lock:
             state = self._states.get(account_id)

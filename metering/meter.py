@@ -100,6 +100,9 @@ class Tally:
     tat: int
     hour: int
     hours: tuple[int, ...] = ()
+    # The value of the ``carry`` key read in the decision's round trip (None: no such
+    # key, nothing asked, or a meter that carries nothing).
+    carried: bytes | None = None
 
     def hour_counts(self) -> dict[int, int]:
         first = self.hour - DAY_HOURS + 1
@@ -108,6 +111,9 @@ class Tally:
 
 class Meter(Protocol):
     checks_epochs: bool  # whether ``consume`` checks an ``epoch`` (keys/cache.py)
+    # Whether ``consume`` reads a ``carry`` key in the same round trip as its decision
+    # (issue 28.5: a shared record read at no extra round trip).
+    carries: bool
 
     def consume(
         self,
@@ -120,11 +126,14 @@ class Meter(Protocol):
         peek: bool = False,
         key_id: int = 0,
         epoch: str | None = None,
+        carry: str | None = None,
     ) -> Tally:
         """Decide, count if admitted, count the outcome in ``key_id``'s bucket of the
         hour, and return the tally; with ``peek`` only report the account's usage.
         With ``epoch`` (a meter whose ``checks_epochs``), decide only while it is the
         account's current epoch, else return ``Outcome.STALE`` with nothing written.
+        With ``carry`` (a meter that ``carries``), also read that key of the store in
+        the same round trip, whatever the decision, into ``Tally.carried``.
         Raises ``MeterUnavailable`` when the store is unreachable."""
         ...
 

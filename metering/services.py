@@ -35,14 +35,16 @@ class StalePrincipal(Exception):
 
 
 def usage_consume(
-    *, principal: KeyPrincipal, now: datetime, epoch: str | None = None
+    *, principal: KeyPrincipal, now: datetime, epoch: str | None = None, carry: str | None = None
 ) -> MeterDecision:
     """Decide ``principal``'s request at ``now`` against its account's quota and burst
     bucket, as one atomic step that also counts the outcome (admitted, or refused by
     the quota or the burst limit) in the key's hourly bucket; a refusal changes neither
     the quota nor the bucket. With ``epoch`` (a meter that ``checks_epochs``), only
     while it is still the account's epoch, else ``StalePrincipal`` and nothing changes
-    (issue 13). Raises ``MeterUnavailable`` when Redis cannot be reached."""
+    (issue 13). With ``carry``, a meter that ``carries`` also reads that Redis key in
+    the decision's round trip: ``MeterDecision.carried`` (issue 28.5). Raises
+    ``MeterUnavailable`` when Redis cannot be reached."""
     window = window_at(principal.limits, principal.billing_anchor, now)
     bucket = Bucket.for_limits(principal.limits)
 
@@ -57,6 +59,7 @@ def usage_consume(
             peek=peek,
             # A peek decides nothing and follows a consume that checked the epoch.
             epoch=None if peek else epoch,
+            carry=None if peek else carry,
         )
 
     with metrics.meter_timer(backend=settings.METER_BACKEND):
@@ -69,7 +72,7 @@ def usage_consume(
         # counts nothing (not even a refusal in the key's outcome buckets).
         probe = consume(peek=True)
         if probe.outcome == Outcome.PEEKED and probe.hour == tally.hour:
-            tally = replace(tally, hours=probe.hours)
+            tally = replace(tally, hours=probe.hours, carried=tally.carried)
     recorder.flusher.ensure_running(settings.METER_FLUSH_SECONDS)
     return decision_for(tally, window=window, bucket=bucket, now=now)
 

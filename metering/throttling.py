@@ -66,7 +66,7 @@ class MeterThrottle(BaseThrottle):
             if unchecked_epoch(request) is not None:  # no meter to check it: check it here
                 authenticate_again(request)
             return True
-        decision = _decide(request, principal)
+        decision = _decide(request, principal, carry=_carry(request, view))
         if decision is None:  # the meter is down and the policy fails open
             return True
         notes_of(request).meter_decision = decision
@@ -87,7 +87,18 @@ def _metered(request: Request, view: APIView, principal: object) -> bool:
     )
 
 
-def _decide(request: Request, principal: KeyPrincipal) -> MeterDecision | None:
+def _carry(request: Request, view: APIView) -> str | None:
+    """The Redis key the view asks the meter to read in its round trip, if any
+    (``MeteredAPIView.meter_carry``), when the meter carries."""
+    ask = getattr(view, "meter_carry", None)
+    if ask is None or not get_meter().carries:
+        return None
+    return ask(request)
+
+
+def _decide(
+    request: Request, principal: KeyPrincipal, *, carry: str | None = None
+) -> MeterDecision | None:
     """The meter's decision; None when it is unreachable and the policy fails open.
 
     A principal answered unchecked is checked by the meter in the same step (its
@@ -101,7 +112,7 @@ def _decide(request: Request, principal: KeyPrincipal) -> MeterDecision | None:
         epoch = None
     for _ in range(STALE_RETRIES):
         try:
-            return usage_consume(principal=principal, now=meter_now(), epoch=epoch)
+            return usage_consume(principal=principal, now=meter_now(), epoch=epoch, carry=carry)
         except StalePrincipal:
             principal, epoch = authenticate_again(request)
         except MeterUnavailable as exc:

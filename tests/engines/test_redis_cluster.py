@@ -40,6 +40,7 @@ committed = pytest.mark.django_db(transaction=True)
 def test_the_service_builds_cluster_clients(on_cluster: ThrowawayRedisCluster):
     assert isinstance(redis_client(on_cluster.url), RedisCluster)
     assert isinstance(get_meter().client, RedisCluster)
+    assert get_meter().carries is False  # no script in a pipeline: records not shared
     assert isinstance(caches["keys"].client.get_client(), RedisCluster)
 
 
