@@ -139,25 +139,44 @@ def spread_scripts(spread: dict[str, list[str]], directory: Path) -> dict[str, s
     return scripts
 
 
-def first_pass_scripts(spread: dict[str, list[str]], directory: Path) -> dict[str, str]:
-    """wrk scripts reading every path of ``spread`` once, in order, then stopping: the
-    spread's first pass (every read a first read, so every record misses every memory
-    and shared copy), after which the rounds measure traffic the service has seen."""
-    scripts = {}
-    for name, paths in spread.items():
-        lua = directory / f"first_{name}.lua"
-        listed = ",\n".join(f'  "{p}"' for p in paths)
-        lua.write_text(
-            f"local paths = {{\n{listed}\n}}\nlocal sent, done = 0, 0\n"
-            "request = function()\n"
-            "  sent = sent % #paths + 1\n"
-            "  return wrk.format(nil, paths[sent])\nend\n"
-            "response = function(status, headers, body)\n"
-            "  done = done + 1\n"
-            "  if done >= #paths then wrk.thread:stop() end\nend\n"
-        )
-        scripts[name] = str(lua)
-    return scripts
+def first_pass(port: int, paths: list[str], headers: dict[str, str], clients: int) -> float:
+    """Read every path of ``paths`` once, in order, over ``clients`` keep-alive
+    connections (one thread each); requests per second. The spread's first pass:
+    every read a first read, so every record misses every memory and shared copy.
+    wrk cannot stop after a number of requests (its main thread sleeps the whole
+    duration), so this client does it: one client for every variant and tree, so its
+    figures compare with each other, not with wrk's."""
+    import http.client
+    import threading
+    import time
+
+    todo = iter(paths)
+    lock = threading.Lock()
+    failures: list[str] = []
+
+    def client() -> None:
+        conn = http.client.HTTPConnection(LOCAL, port, timeout=10)
+        while True:
+            with lock:
+                path = next(todo, None)
+            if path is None:
+                break
+            conn.request("GET", path, headers=headers)
+            response = conn.getresponse()
+            response.read()
+            if response.status != 200:
+                failures.append(f"{path}: {response.status}")
+        conn.close()
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise RuntimeError(f"errors in the first pass: {failures[:5]}")
+    return len(paths) / (time.monotonic() - began)
 
 
 def store_raw(database_url: str, body: bytes) -> None:
@@ -238,11 +257,10 @@ def main() -> int:
         "floor": ("/bench/floor", {}),
     }
     scripts: dict[str, str] = {}
-    first_pass: dict[str, str] = {}
+    spread: dict[str, list[str]] = {}
     if args.spread:
         spread = spread_paths(args.database_url, args.spread)
         scripts = spread_scripts(spread, Path("/tmp"))
-        first_pass = first_pass_scripts(spread, Path("/tmp"))
         # The records' own floor: the same random foods' stored bytes, one raw query.
         variants["pgspread"] = (f"/bench/pgraw/{args.food}", {})
     targets = SPREAD_TARGETS if args.spread else TARGETS
@@ -259,9 +277,9 @@ def main() -> int:
             if name in ("pgraw", "pgspread", "floor") and got != body:
                 raise RuntimeError(f"{name} does not serve the record's bytes")
         first_rates: dict[str, float] = {}
-        for name, script in first_pass.items():  # every spread path once, before the rounds
-            path, headers = variants[name]
-            first_rates[name] = wrk(base + path, 900, args.connections, headers, script)["rate"]
+        for name, paths in spread.items():  # every spread path once, before the rounds
+            headers = variants[name][1]
+            first_rates[name] = first_pass(args.port, paths, headers, args.connections)
             print(f"  first pass: {name} {first_rates[name]:.0f} req/s", flush=True)
         for name, (path, headers) in variants.items():  # warm-up: imports, plans, buffers
             wrk(base + path, 2, args.connections, headers, scripts.get(name, ""))
@@ -335,8 +353,9 @@ def main() -> int:
     if first_rates:
         lines += [
             "",
-            "First pass (before the rounds: every spread path read once, in order, so every "
-            "record is a first read): "
+            "First pass (before the rounds: every spread path read once, in order, by a "
+            "Python client on 16 keep-alive connections, so every record is a first "
+            "read): "
             + ", ".join(f"{name} {rate:.0f} req/s" for name, rate in first_rates.items())
             + (
                 f"; record {100 * first_rates['record'] / first_rates['pgspread']:.0f} % of "

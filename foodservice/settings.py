@@ -257,7 +257,7 @@ CATALOGUE_MEMORY_MB = float(env_str("CATALOGUE_MEMORY_MB", "64"))
 # How long a food record a worker read from the database stays in Redis for every
 # worker on every host (catalogue/shared.py, issue 28.5), read in the meter's own round
 # trip: a record missing from a worker's memory then costs no database query. Keyed by
-# the catalogue version, so a load is never served stale; ~2 KB a record. 0 turns it
+# the catalogue version, so a load is never served stale; ~1.2 KB a record. 0 turns it
 # off; it is off without Redis and on a Redis Cluster (the meter carries nothing there).
 CATALOGUE_SHARED_SECONDS = float(env_str("CATALOGUE_SHARED_SECONDS", "3600"))
 # How long a worker keeps a key's principal in its own memory (keys/cache.py): each use
