@@ -21,15 +21,21 @@ from datetime import UTC, datetime
 
 import pytest
 from django.conf import settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
 
+from accounts.services import account_set_tier
+from catalogue import rendering
 from foodservice.core.problems import ServiceUnavailable
 from keys.models import ApiKey
-from keys.services import key_revoke
-from metering.backends import RedisMeter, redis_client
+from keys.services import key_create, key_revoke
+from metering.backends import RedisMeter, get_meter, meter_reset, redis_client
 from metering.meter import Seed
 from metering.windows import to_us, window_at
 from tests.engines.conftest import redis_settings
 from tests.engines.engines import LOCAL, ThrowawaySentinel
+from tests.factories import AccountFactory, FoodFactory
 from tests.faults.conftest import FLUSH_SECONDS, Tenant, history_total, problem_type, wait_for
 from tests.support.servers import gunicorn
 
@@ -184,3 +190,31 @@ def _retry_while_unavailable(change, *, seconds: float) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.5)
+
+
+def test_records_are_shared_in_the_meters_round_trip_through_sentinel(
+    sentinel: ThrowawaySentinel, settings
+):
+    """Issue 28.5 on Sentinel: the meter's pipeline (EVALSHA and GET) and the copy's
+    write both go to the primary the sentinels name, so a record one worker read is
+    served to another with no food query."""
+    settings.CATALOGUE_VERSION_SECONDS = 60
+    meter_reset()
+    try:
+        assert get_meter().carries
+        food = FoodFactory(name="Butter, salted")
+        account = AccountFactory()
+        account_set_tier(account=account, tier="head_chef")
+        client = APIClient()
+        client.credentials(HTTP_X_API_KEY=key_create(account=account, label="k")[1])
+        path = f"/v1/foods/{food.public_id}"
+        first = client.get(path)
+        assert first.status_code == 200
+        rendering.local_records.clear()  # another worker
+        with CaptureQueriesContext(connection) as captured:
+            again = client.get(path)
+        assert (again.status_code, again.content) == (200, first.content)
+        assert not [q["sql"] for q in captured if "catalogue_food" in q["sql"]]
+    finally:
+        rendering.local_records.clear()
+        meter_reset()
