@@ -67,7 +67,7 @@ def food_record(
 ) -> tuple[bytes, str]:
     """``rendering.food_record``, answered from ``carried`` (the shared copy the meter
     read at ``carry``) when there is one; else read, and shared under ``carry``."""
-    found = None if carry is None or carried is None else _unpack(carried)
+    found = None if carried is None else _unpack(carried)
     if carry is not None and found is not None:
         body, packed_body, etag = found
         rendering.local_records.put_packed(

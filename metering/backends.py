@@ -26,7 +26,8 @@ already did.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -79,14 +80,19 @@ class RedisMeter:
 
         self.client = client
         self.prefix = f"{settings.REDIS_KEY_PREFIX}:" if prefix is None else prefix
-        # A cluster refuses scripts in a pipeline, and a carried key lives in another
-        # slot than the account's: there the meter carries nothing.
-        self.carries = not isinstance(client, RedisCluster)
+        # A cluster refuses scripts in a pipeline ("Calling pipelined function evalsha
+        # is blocked"): prune calls its script once per account there, and the meter
+        # carries nothing (a carried key also lives in another slot than the account's).
+        self.on_cluster = isinstance(client, RedisCluster)
         self.script = client.register_script(LUA_PATH.read_text())
         self.refund_script = client.register_script(REFUND_LUA_PATH.read_text())
         self.prune_script = client.register_script(PRUNE_LUA_PATH.read_text())
         self._seen: set[int] = set()
         self._seen_lock = threading.Lock()
+
+    @property
+    def carries(self) -> bool:
+        return not self.on_cluster
 
     def state_key(self, account_id: int) -> str:
         return f"{self.prefix}meter:{{a{account_id}}}"
@@ -131,9 +137,8 @@ class RedisMeter:
             pairs: list[Any] = [v for hour, n in loaded.hours.items() if n for v in (hour, n)]
             for (kid, hour), counts in loaded.buckets.items():
                 pairs += [v for name, n in counts.fields(kid, hour) if n for v in (name, n)]
-            carried = tally.carried
-            tally = self._run(account_id, [*args, 1, loaded.period_count, *pairs, check])
-            tally = replace(tally, carried=carried)
+            seeded = self._run(account_id, [*args, 1, loaded.period_count, *pairs, check])
+            tally = replace(seeded, carried=tally.carried)
         return tally
 
     def _run(self, account_id: int, args: list[Any], *, carry: str | None = None) -> Tally:
@@ -155,16 +160,11 @@ class RedisMeter:
         restarted or flushed server): then the script runs alone, once, loaded."""
         from redis.exceptions import NoScriptError
 
-        from foodservice.core.redis import UNREACHABLE
-
         pipe = self.client.pipeline(transaction=False)
         pipe.evalsha(self.script.sha, len(keys), *keys, *args)
         pipe.get(carry)
-        try:
+        with _reaching_redis():
             reply, carried = pipe.execute(raise_on_error=False)
-        except UNREACHABLE as exc:
-            metrics.redis_error(component="meter")
-            raise MeterUnavailable(str(exc)) from exc
         if isinstance(reply, NoScriptError):
             reply = self._call(self.script, keys, args)  # Script loads it, then runs it
         elif isinstance(reply, Exception):
@@ -172,13 +172,8 @@ class RedisMeter:
         return reply, None if isinstance(carried, Exception) else carried
 
     def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        from foodservice.core.redis import UNREACHABLE
-
-        try:
+        with _reaching_redis():
             return script(keys=keys, args=args)
-        except UNREACHABLE as exc:
-            metrics.redis_error(component="meter")
-            raise MeterUnavailable(str(exc)) from exc
 
     def refund(self, *, account_id: int, key_id: int, hour: int) -> bool:
         args = [key_id, hour, STATE_TTL_SECONDS]
@@ -189,26 +184,14 @@ class RedisMeter:
             self._seen.update(account_ids)
 
     def snapshot(self, *, sweep: bool = False) -> list[AccountUsage]:
-        from foodservice.core.redis import UNREACHABLE
-
         with self._seen_lock:
             ids, self._seen = self._seen, set()
         try:
-            if sweep and self.client.set(f"{self.prefix}meter-sweep", 1, nx=True, px=SWEEP_LOCK_MS):
-                pattern = f"{self.prefix}meter:{{a*}}"
-                for name in self.client.scan_iter(match=pattern, count=SCAN_COUNT):
-                    account_id = self._account_of(name.decode())
-                    if account_id is not None:
-                        ids.add(account_id)
-            order = sorted(ids)
-            pipe = self.client.pipeline(transaction=False)
-            for account_id in order:
-                pipe.hgetall(self.state_key(account_id))
-            replies = pipe.execute() if order else []
-        except UNREACHABLE as exc:
+            with _reaching_redis():
+                order, replies = self._read_states(ids, sweep=sweep)
+        except MeterUnavailable:
             self.remember(ids)
-            metrics.redis_error(component="meter")
-            raise MeterUnavailable(str(exc)) from exc
+            raise
         usages = []
         for account_id, fields in zip(order, replies, strict=True):
             usage = _parse_fields(account_id, fields)
@@ -216,14 +199,25 @@ class RedisMeter:
                 usages.append(usage)
         return usages
 
+    def _read_states(self, ids: set[int], *, sweep: bool) -> tuple[list[int], list[Any]]:
+        """``ids`` in order (with ``sweep``, every account's too: one sweep at a time
+        across workers) and their state hashes."""
+        if sweep and self.client.set(f"{self.prefix}meter-sweep", 1, nx=True, px=SWEEP_LOCK_MS):
+            pattern = f"{self.prefix}meter:{{a*}}"
+            for name in self.client.scan_iter(match=pattern, count=SCAN_COUNT):
+                account_id = self._account_of(name.decode())
+                if account_id is not None:
+                    ids.add(account_id)
+        order = sorted(ids)
+        pipe = self.client.pipeline(transaction=False)
+        for account_id in order:
+            pipe.hgetall(self.state_key(account_id))
+        return order, (pipe.execute() if order else [])
+
     def prune(self, usages: Iterable[AccountUsage], *, before_hour: int) -> None:
         """Forget the copied buckets of hours before ``before_hour`` (prune.lua), in
         one pipeline; on a Redis Cluster, which refuses scripts in a pipeline ("Calling
         pipelined function evalsha is blocked"), one call per account."""
-        from redis.cluster import RedisCluster
-
-        from foodservice.core.redis import UNREACHABLE
-
         calls: list[tuple[list[str], list[Any]]] = []
         for usage in usages:
             args: list[Any] = []
@@ -237,8 +231,8 @@ class RedisMeter:
                 calls.append(([self.state_key(usage.account_id)], args))
         if not calls:
             return
-        try:
-            if isinstance(self.client, RedisCluster):
+        with _reaching_redis():
+            if self.on_cluster:
                 for keys, args in calls:
                     self.prune_script(keys=keys, args=args)
                 return
@@ -246,9 +240,19 @@ class RedisMeter:
             for keys, args in calls:
                 self.prune_script(keys=keys, args=args, client=pipe)
             pipe.execute()
-        except UNREACHABLE as exc:
-            metrics.redis_error(component="meter")
-            raise MeterUnavailable(str(exc)) from exc
+
+
+@contextmanager
+def _reaching_redis() -> Iterator[None]:
+    """Redis unreachable inside (a refused connection, a timeout, a cluster without the
+    slot's master) is counted in the metrics and raised as ``MeterUnavailable``."""
+    from foodservice.core.redis import UNREACHABLE
+
+    try:
+        yield
+    except UNREACHABLE as exc:
+        metrics.redis_error(component="meter")
+        raise MeterUnavailable(str(exc)) from exc
 
 
 def _parse_fields(account_id: int, fields: Mapping[bytes, bytes]) -> AccountUsage:

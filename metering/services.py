@@ -72,7 +72,7 @@ def usage_consume(
         # counts nothing (not even a refusal in the key's outcome buckets).
         probe = consume(peek=True)
         if probe.outcome == Outcome.PEEKED and probe.hour == tally.hour:
-            tally = replace(tally, hours=probe.hours, carried=tally.carried)
+            tally = replace(tally, hours=probe.hours)
     recorder.flusher.ensure_running(settings.METER_FLUSH_SECONDS)
     return decision_for(tally, window=window, bucket=bucket, now=now)
 
