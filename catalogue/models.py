@@ -158,12 +158,15 @@ class Food(models.Model):
         return f"{self.public_id} {self.name}"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        """Saves with the search and ranking columns recomputed from the name, data type
-        and headline nutrients (catalogue.ranking.food_search_columns). Writes that
-        bypass ``save`` (``update``, ``bulk_create``, the loader's COPY) must write
+        """Saves with the search and ranking columns recomputed from the name, data type,
+        category and headline nutrients (catalogue.ranking.food_search_columns). Writes
+        that bypass ``save`` (``update``, ``bulk_create``, the loader's COPY) must write
         them from that function too."""
         headlines = {h.column: getattr(self, h.column) for h in HEADLINES}
-        columns = food_search_columns(name=self.name, data_type=self.data_type, headlines=headlines)
+        category = self.category.name if self.category_id is not None else ""
+        columns = food_search_columns(
+            name=self.name, data_type=self.data_type, headlines=headlines, category=category
+        )
         columns.pop("variant_count")  # a group's count is catalogue.variants.refresh's
         for field, value in columns.items():
             setattr(self, field, value)

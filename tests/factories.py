@@ -108,8 +108,12 @@ class FoodFactory(DjangoModelFactory):
         from catalogue.ranking import food_search_columns
 
         headlines = {h.column: kwargs.get(h.column) for h in HEADLINES}
+        category = kwargs.get("category")
         columns = food_search_columns(
-            name=kwargs["name"], data_type=kwargs["data_type"], headlines=headlines
+            name=kwargs["name"],
+            data_type=kwargs["data_type"],
+            headlines=headlines,
+            category=category.name if category is not None else "",
         )
         for column, value in columns.items():
             kwargs.setdefault(column, value)

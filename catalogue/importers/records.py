@@ -93,7 +93,10 @@ class FoodRecord:
             "content_hash": self.content_hash(),
             **headlines,
             **ranking.food_search_columns(
-                name=self.name, data_type=self.data_type, headlines=headlines
+                name=self.name,
+                data_type=self.data_type,
+                headlines=headlines,
+                category=self.category_name,
             ),
         }
 

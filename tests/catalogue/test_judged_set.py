@@ -78,9 +78,10 @@ def test_sets_judged_on_the_first_row_meet_their_targets_on_real_rows(
     misses = "\n".join(search_quality.report(outcomes))
     # Floors: what the full catalogue reaches today (bench/RESULTS.md), so a change that
     # loses ground fails here; the targets (search_quality.TARGETS) are higher
-    # for first-row staples, long and Indian queries and are measured on the full table.
+    # for first-row staples and long queries and are measured on the full table. The
+    # Indian queries run on the whole IFCT table here, so their floor is the target.
     # The held-out long queries (judged_set.LONG_HELD_OUT) have no rows in the sample.
-    floors = {"first": 0.92, "regional": 0.80, "long": 0.90, "indian": 0.94}
+    floors = {"first": 0.92, "regional": 0.80, "long": 0.90, "indian": 0.95}
     for kind, floor in floors.items():
         hits, total = rates[kind]
         assert total >= 30 and hits / total >= floor, (kind, misses)

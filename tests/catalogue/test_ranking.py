@@ -106,6 +106,47 @@ def test_a_basic_form_marker_counts_only_before_any_dish_word():
     assert ranking.typicality("Egg, whole, raw") == (False, True)
 
 
+def test_the_ifct_reads_ripe_and_raw_in_indian_english():
+    # The IFCT's Fruits group: "ripe" marks the fruit as eaten, its basic form.
+    assert ranking.typicality("Mango, ripe, kesar", data_type="ifct2017", category="Fruits") == (
+        False,
+        True,
+    )
+    assert ranking.typicality("Papaya, ripe", data_type="ifct2017", category="Fruits")[1]
+    # Its vegetable groups: "raw" names the unripe fruit cooked as a vegetable.
+    vegetables = {"data_type": "ifct2017", "category": "Other Vegetables"}
+    assert ranking.typicality("Mango, green, raw", **vegetables) == (False, False)
+    assert ranking.typicality("Papaya, raw", **vegetables) == (False, False)
+    # Elsewhere in the IFCT, "raw" is uncooked, as in USDA names.
+    assert ranking.typicality(
+        "Rice, raw, milled", data_type="ifct2017", category="Cereals and Millets"
+    )[1]
+    assert ranking.typicality("Egg, poultry, whole, raw", data_type="ifct2017")[1]
+    # USDA names are read as before: ripe is no basic form, a vegetable's raw is.
+    assert ranking.typicality("Tomatoes, red, ripe, cooked", data_type="sr_legacy") == (
+        False,
+        False,
+    )
+    assert ranking.typicality("Olives, ripe, canned (small-extra large)") == (False, False)
+    assert ranking.typicality("Tomatoes, green, raw", category="Other Vegetables")[1]
+    # A dish word before it still voids the marker.
+    assert ranking.typicality("Mango, pickled, ripe", data_type="ifct2017") == (True, False)
+
+
+def test_saving_a_food_ranks_it_by_its_category(db):
+    from tests.factories import CategoryFactory
+
+    fruits = CategoryFactory(name="Fruits")
+    vegetables = CategoryFactory(name="Other Vegetables")
+    food = FoodFactory(name="Papaya, raw", data_type="ifct2017", category=fruits)
+    # 16 x 2 (the IFCT's quality group) + 1 (no nutrients: a thin panel), basic.
+    assert food.rank_quality == 33
+    food.category = vegetables
+    food.save()
+    food.refresh_from_db()
+    assert food.rank_quality == 35  # unripe: not the basic form
+
+
 def test_search_forms_hold_heads_and_stems():
     forms = text.search_forms("Milk, whole, 3.25% milkfat")
     assert forms["search_name"] == " milk whole 3 25 milkfat "

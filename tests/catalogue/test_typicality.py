@@ -147,6 +147,17 @@ class TestOnTheJudgedSampleAndIfct:
         assert body["meta"]["corrected_q"] is None
         assert body["data"][0]["name"].startswith(meant), [r["name"] for r in body["data"][:3]]
 
+    @pytest.mark.parametrize(
+        ("q", "meant"),
+        [("mango", "Mango, ripe, "), ("papaya", "Papaya, ripe"), ("jack fruit", "Jack fruit, ripe"),
+         ("tomato", "Tomato, ripe, "), ("rice", "Rice, raw, "), ("raw mango", "Mango, green, raw")],
+    )  # fmt: skip
+    def test_the_ifct_s_ripe_fruit_comes_before_the_unripe_one_it_calls_raw(
+        self, judged_and_ifct_once, q, meant
+    ):
+        names = [row["name"] for row in search(client_of("IN"), q)["data"][:3]]
+        assert names[0].startswith(meant), names
+
     def test_the_spelling_vocabulary_is_per_market(self, judged_and_ifct_once):
         assert spelling.correct("palak", "IN") is None  # a local name of market IN
         assert spelling.correct("palak", "US") != "palak"
