@@ -25,6 +25,9 @@ LIMIT = 10
 CANDIDATES = 25
 # Foods about a completion counted at most (its rank among completions).
 HEADS_CAP = 100
+# The phrase index's tiers (13 - relevance, catalogue/search.py) of a food *about* the
+# phrase: relevance 13, 10, 7, 4 (reference food, reference dish, branded, branded dish).
+ABOUT_TIERS = (0, 3, 6, 9)
 # Words held by this many reference foods are read first (migration 0013's partial index).
 COMMON_REFERENCE = 5
 # What a suggestion request reads at most: longer input is cut to its first words.
@@ -89,15 +92,29 @@ def _ranked(word: str | None, candidates: list[str], market: str | None) -> list
     keys = {c: text.phrase_key([*stems, text.stem(c)]) for c in candidates}
     connection = connections[catalogue_read_alias()]
     if connection.vendor == "postgresql":
+        # One index probe per "about" tier (``ABOUT_TIERS``), each an index condition on
+        # (phrase, tier): with ``tier IN (...)`` PostgreSQL read every tier of a common
+        # word's phrase and filtered (8 ms for "c" on the full catalogue, 1.4 ms so).
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT k, (SELECT count(*) FROM (SELECT 1 FROM catalogue_food_phrase p "
-                "WHERE p.phrase = k AND p.tier IN (0, 3, 6, 9) "
-                "AND (%s::varchar IS NULL OR p.market_id = %s::varchar) LIMIT %s) h), "
+                "SELECT k, (SELECT count(*) FROM (SELECT 1 FROM unnest(%s::smallint[]) "
+                "AS t(tier), LATERAL (SELECT 1 FROM catalogue_food_phrase p "
+                "WHERE p.phrase = k AND p.tier = t.tier "
+                "AND (%s::varchar IS NULL OR p.market_id = %s::varchar) LIMIT %s) a "
+                "LIMIT %s) h), "
                 "EXISTS (SELECT 1 FROM catalogue_food_phrase p WHERE p.phrase = k "
                 "AND (%s::varchar IS NULL OR p.market_id = %s::varchar)) "
                 "FROM unnest(%s::text[]) AS k",
-                (market, market, HEADS_CAP, market, market, sorted(set(keys.values()))),
+                (
+                    list(ABOUT_TIERS),
+                    market,
+                    market,
+                    HEADS_CAP,
+                    HEADS_CAP,
+                    market,
+                    market,
+                    sorted(set(keys.values())),
+                ),
             )
             counted = {k: (heads, held) for k, heads, held in cursor.fetchall()}
     else:

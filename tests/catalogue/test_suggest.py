@@ -10,6 +10,7 @@ import pytest
 from catalogue import suggest
 from catalogue.importers.load import catalogue_load
 from tests.catalogue.conftest import DATA
+from tests.factories import FoodFactory
 from tests.support.clients import client_of
 from tests.support.shared_rows import shared_rows
 
@@ -85,3 +86,22 @@ def test_a_q_over_200_characters_is_a_400(judged, taster):
     response = taster.get("/v1/suggest", {"q": "x" * 201})
     assert response.status_code == 400
     assert response.json()["errors"][0]["parameter"] == "q"
+
+
+def test_a_completion_ranks_by_the_foods_about_it_in_every_kind_and_no_other(db):
+    # "quenepa" has three foods *about* it, one of each other kind (a reference dish, a
+    # branded food, a branded dish); "quandong" two reference foods about it and five
+    # foods that only hold it. Every kind of "about" counts, holding does not: a count
+    # of the reference foods alone, or of every food holding the word, puts quandong
+    # first.
+    FoodFactory(name="Quandong, raw", data_type="sr_legacy")
+    FoodFactory(name="Quandong, dried", data_type="sr_legacy")
+    for n in range(5):
+        FoodFactory(name=f"Jam {n}, quandong", data_type="sr_legacy")
+    FoodFactory(name="Quenepa, candied", data_type="sr_legacy")
+    FoodFactory(name="QUENEPA", data_type="branded", source="fdc")
+    FoodFactory(name="QUENEPA, CANDIED", data_type="branded", source="fdc")
+    assert [s.text for s in suggest.food_suggest(q="qu", market="US")][:2] == [
+        "quenepa",
+        "quandong",
+    ]
