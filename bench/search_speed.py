@@ -54,11 +54,6 @@ print(json.dumps(out))
 """
 
 
-def _p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, required=True, help="an older checkout")
@@ -67,6 +62,7 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from bench.catalogue_search import ONE_WORD, TWO_WORDS, TYPOS
+    from bench.loadkit import percentile
 
     kinds = {"one word": ONE_WORD, "two words": TWO_WORDS, "misspelling": TYPOS}
     trees = {"before": args.before.resolve(), "after": ROOT}
@@ -93,7 +89,7 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for kind in kinds:
         b, a = times["before"][kind], times["after"][kind]
-        cells = (_p(b, 0.5), _p(a, 0.5), _p(b, 0.95), _p(a, 0.95))
+        cells = (percentile(b, 50), percentile(a, 50), percentile(b, 95), percentile(a, 95))
         print(f"| {kind} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
 
 

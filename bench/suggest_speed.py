@@ -49,11 +49,6 @@ def _ms(fn: Callable[[], object]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def _p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, required=True, help="an older checkout")
@@ -67,6 +62,7 @@ def main() -> None:
     from django.db import connections
 
     from bench.catalogue_search import TYPED
+    from bench.loadkit import percentile
     from catalogue import suggest
     from catalogue.routing import catalogue_read_alias
 
@@ -97,8 +93,8 @@ def main() -> None:
         every = [t for _, t in samples]
         short = [t for q, t in samples if len(q) <= 2]
         print(
-            f"| {name} | {statistics.median(every):.2f} | {_p(every, 0.95):.2f} "
-            f"| {statistics.median(short):.2f} | {_p(short, 0.95):.2f} |"
+            f"| {name} | {statistics.median(every):.2f} | {percentile(every, 95):.2f} "
+            f"| {statistics.median(short):.2f} | {percentile(short, 95):.2f} |"
         )
 
 
