@@ -147,6 +147,33 @@ def test_saving_a_food_ranks_it_by_its_category(db):
     assert food.rank_quality == 35  # unripe: not the basic form
 
 
+def test_migration_0015_ranks_the_loaded_ifct_foods_again(db):
+    # A database loaded before the rule: the IFCT's rows ranked by their names alone.
+    catalogue_load(source="ifct")
+    ripe = Food.objects.get(name="Mango, ripe, kesar")
+    unripe = Food.objects.get(name="Mango, green, raw")
+    rice = Food.objects.get(name="Rice, raw, milled")
+    stale = {ripe.pk: ripe.rank_quality + 2, unripe.pk: unripe.rank_quality - 2}
+    for pk, value in stale.items():
+        Food.objects.filter(pk=pk).update(rank_quality=value)
+    untouched = rice.rank_quality
+    migration = importlib.import_module("catalogue.migrations.0015_ifct_ripe_and_raw")
+    migration._fill(None, SimpleNamespace(connection=connection))
+    ripe.refresh_from_db()
+    unripe.refresh_from_db()
+    rice.refresh_from_db()
+    assert (ripe.rank_quality, unripe.rank_quality) == (32, 34)
+    assert rice.rank_quality == untouched == 32  # raw rice stays basic
+    if connection.vendor == "postgresql":  # the phrase index follows (0013's trigger)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT DISTINCT food_id, quality FROM catalogue_food_phrase "
+                "WHERE food_id IN (%s, %s)",
+                [ripe.pk, unripe.pk],
+            )
+            assert dict(cursor.fetchall()) == {ripe.pk: 32, unripe.pk: 34}
+
+
 def test_search_forms_hold_heads_and_stems():
     forms = text.search_forms("Milk, whole, 3.25% milkfat")
     assert forms["search_name"] == " milk whole 3 25 milkfat "
