@@ -55,6 +55,8 @@ IFCT = "ifct2017"
 IFCT_VEGETABLE_GROUPS = frozenset(
     {"Other Vegetables", "Green Leafy Vegetables", "Roots and Tubers"}
 )
+_IFCT_FORMS = BASIC_FORMS | {"ripe"}
+_IFCT_VEGETABLE_FORMS = _IFCT_FORMS - {"raw"}
 # Words that make a food something else than the food it names: a dish or a sauce made
 # with it, a substitute, a flavoured or novelty variant (docs/catalogue.md, "Relevance").
 # Kept short and generic (kinds of dish, not foods): a food named by one of these words
@@ -116,9 +118,7 @@ def typicality(name: str, *, data_type: str = "", category: str = "") -> tuple[b
     form, and "raw" does not where ``category`` is one of its vegetable groups."""
     forms = BASIC_FORMS
     if data_type == IFCT:
-        forms = forms | {"ripe"}
-        if category in IFCT_VEGETABLE_GROUPS:
-            forms = forms - {"raw"}
+        forms = _IFCT_VEGETABLE_FORMS if category in IFCT_VEGETABLE_GROUPS else _IFCT_FORMS
     dish = basic = False
     for i, segment in enumerate(_SEGMENTS.split(name)):
         held = text.words(segment)

@@ -97,24 +97,19 @@ def _ranked(word: str | None, candidates: list[str], market: str | None) -> list
         # word's phrase and filtered (8 ms for "c" on the full catalogue, 1.4 ms so).
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT k, (SELECT count(*) FROM (SELECT 1 FROM unnest(%s::smallint[]) "
+                "SELECT k, (SELECT count(*) FROM (SELECT 1 FROM unnest(%(tiers)s::smallint[]) "
                 "AS t(tier), LATERAL (SELECT 1 FROM catalogue_food_phrase p "
-                "WHERE p.phrase = k AND p.tier = t.tier "
-                "AND (%s::varchar IS NULL OR p.market_id = %s::varchar) LIMIT %s) a "
-                "LIMIT %s) h), "
+                "WHERE p.phrase = k AND p.tier = t.tier AND (%(market)s::varchar IS NULL "
+                "OR p.market_id = %(market)s::varchar) LIMIT %(cap)s) a LIMIT %(cap)s) h), "
                 "EXISTS (SELECT 1 FROM catalogue_food_phrase p WHERE p.phrase = k "
-                "AND (%s::varchar IS NULL OR p.market_id = %s::varchar)) "
-                "FROM unnest(%s::text[]) AS k",
-                (
-                    list(ABOUT_TIERS),
-                    market,
-                    market,
-                    HEADS_CAP,
-                    HEADS_CAP,
-                    market,
-                    market,
-                    sorted(set(keys.values())),
-                ),
+                "AND (%(market)s::varchar IS NULL OR p.market_id = %(market)s::varchar)) "
+                "FROM unnest(%(keys)s::text[]) AS k",
+                {
+                    "tiers": list(ABOUT_TIERS),
+                    "market": market,
+                    "cap": HEADS_CAP,
+                    "keys": sorted(set(keys.values())),
+                },
             )
             counted = {k: (heads, held) for k, heads, held in cursor.fetchall()}
     else:
