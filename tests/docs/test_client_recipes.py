@@ -78,11 +78,12 @@ def counted(base: str, key: str) -> int:
 @pytest.fixture
 def run_recipe(server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     """Runs a Python recipe as a script would (its own namespace, in ``tmp_path``, with
-    ``FOODSERVICE_URL`` and a roomy ``FOODSERVICE_KEY``) and returns its namespace."""
+    ``BASE`` and a roomy ``KEY``, the variables ``make run``'s export line sets) and
+    returns its namespace."""
 
     def run(name: str) -> dict[str, Any]:
-        monkeypatch.setenv("FOODSERVICE_URL", server)
-        monkeypatch.setenv("FOODSERVICE_KEY", new_key(ROOMY))
+        monkeypatch.setenv("BASE", server)
+        monkeypatch.setenv("KEY", new_key(ROOMY))
         monkeypatch.chdir(tmp_path)
         namespace: dict[str, Any] = {"__name__": f"recipe_{name.replace('-', '_')}"}
         exec(compile(recipe(name), f"{GUIDE}:{name}", "exec"), namespace)  # noqa: S102
@@ -202,7 +203,7 @@ def test_hishel_in_rfc_mode_keeps_each_keys_responses_apart(
 
 
 def run_curl(server: str, key: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "FOODSERVICE_URL": server, "FOODSERVICE_KEY": key}
+    env = {**os.environ, "BASE": server, "KEY": key}
     return subprocess.run(
         ["bash", "-c", recipe("curl")],
         env=env,
