@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db.models import Q, QuerySet
-from django.forms import ModelForm
+from django.forms import ModelForm, ValidationError
 from django.http import HttpRequest
 from django.utils import timezone
 
 from accounts.audit.actors import Actor, ActorKind
+from foodservice.core import problems
 from keys.models import ApiKey, KeyState
-from keys.services import key_rename, key_revoke
+from keys.services import key_label_clean, key_rename, key_revoke
 
 
 class StateFilter(admin.SimpleListFilter):
@@ -41,8 +42,18 @@ class StateFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ApiKeyForm(ModelForm):
+    def clean_label(self) -> str:
+        """Refused by the key services' own rule (issue 36.6), as a form error."""
+        try:
+            return key_label_clean(self.cleaned_data["label"])
+        except problems.ValidationFailed as problem:
+            raise ValidationError(problem.extra["errors"][0]["detail"]) from None
+
+
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
+    form = ApiKeyForm
     # An explicit allow-list: secret_hash is never a field, column, filter or search.
     fields = (
         "account",

@@ -20,6 +20,7 @@ from accounts.audit.models import AuditAction
 from accounts.audit.services import audit_record, key_target
 from accounts.models import Account
 from foodservice.core import problems
+from foodservice.core.controlchars import character_refusal
 from keys import cache, secrets
 from keys.models import ApiKey, KeyState
 from keys.selectors import key_count_active
@@ -44,7 +45,7 @@ def key_create(
     begin IMMEDIATE) while the keys are counted and the new one inserted.
     """
     now = now or timezone.now()
-    label = _clean_label(label)
+    label = key_label_clean(label)
     with transaction.atomic():
         Account.objects.select_for_update().filter(pk=account.pk).first()
         if key_count_active(account=account, now=now) >= settings.MAX_KEYS_PER_ACCOUNT:
@@ -102,7 +103,7 @@ def key_revoke(*, key: ApiKey, now: datetime | None = None, actor: Actor | None 
 
 def key_rename(*, key: ApiKey, label: str, actor: Actor | None = None) -> ApiKey:
     """Give ``key`` a new label; a change is audited (``actor`` did it)."""
-    label = _clean_label(label)
+    label = key_label_clean(label)
     with transaction.atomic():
         old = ApiKey.objects.filter(pk=key.pk).values_list("label", flat=True).first()
         key.label = label
@@ -167,7 +168,17 @@ def _fresh_secret() -> tuple[str, str]:
     return secret, secrets.digest(secret, pepper=settings.KEY_PEPPER)
 
 
-def _clean_label(label: str) -> str:
+def key_label_clean(label: str) -> str:
+    """``label`` as stored: runs of whitespace folded into one space. Raises
+    ``ValidationFailed`` (field ``label``) for a blank label, one over ``LABEL_MAX``
+    characters, or one holding a control or bidi control character (a label is shown in
+    the dashboard, the admin and the commands' output; U+202E would show "gnp.exe" as
+    "exe.png"). Tab and new lines fold like spaces; the check comes before the folding,
+    which would take U+0085 (NEL) for a space. The dashboard's form, the admin and the
+    commands all reach it (issue 36.6)."""
+    refusal = character_refusal(str(label), spacing=True)
+    if refusal:
+        raise problems.ValidationFailed({"label": refusal})
     label = " ".join(str(label).split())
     if not label:
         raise problems.ValidationFailed({"label": "A label is required."})

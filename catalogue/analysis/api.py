@@ -18,17 +18,18 @@ from catalogue import policies
 from catalogue.analysis.selectors import analysis_run
 from catalogue.api import CatalogueReadView
 from foodservice.core import problems
+from foodservice.core.controlchars import character_refusal
 
 MAX_LINES = 100
 MAX_LINE_LENGTH = 200
-_CONTROL = frozenset(chr(c) for c in (*range(0x20), 0x7F))
 
 
 def ingredients_from_body(body: Any) -> list[str]:
     """The lines of ``{"ingredients": [...]}``, or ``InvalidIngredients`` naming every
     field at fault: the body not an object, another member, the list missing, not a
     list, empty or over ``MAX_LINES``, a line not a string, blank, over
-    ``MAX_LINE_LENGTH`` characters, holding control characters or lone surrogates."""
+    ``MAX_LINE_LENGTH`` characters, holding control or bidi control characters or lone
+    surrogates."""
     if not isinstance(body, dict):
         raise problems.InvalidIngredients(
             {"body": 'Must be a JSON object: {"ingredients": ["2 tbsp butter", ...]}.'}
@@ -58,8 +59,8 @@ def _line_problem(line: Any) -> str:
         return f"Must be at most {MAX_LINE_LENGTH} characters."
     if not line.strip():
         return "Must not be blank."
-    if _CONTROL.intersection(line):
-        return "Must not hold control characters."
+    if refusal := character_refusal(line):  # C0, C1 (U+0085) and bidi controls
+        return refusal
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:

@@ -18,6 +18,12 @@ headers like any other 4xx (spec 6).
 
 "Control character": Unicode category Cc (U+0000-U+001F, U+007F-U+009F). Headers may
 carry a tab (RFC 9110 allows it inside a field value).
+
+Text people write to be shown or read back (an analysis line, a key label) is held to
+more: ``character_refusal`` also refuses Unicode's Bidi_Control characters, which
+reorder what is shown around them (U+202E before "gnp.exe" shows it as "exe.png":
+Trojan Source, CVE-2021-42574), and C1 controls such as U+0085 (NEL), which Python's
+``str.split`` would silently take for a space (issue 36.6).
 """
 
 from __future__ import annotations
@@ -65,6 +71,22 @@ def bad_header(meta: dict[str, object]) -> str | None:
 
 
 NOT_ALLOWED = "Control characters are not allowed."
+
+# Unicode's Bidi_Control property: the marks (U+061C, U+200E, U+200F), the embeddings
+# and overrides (U+202A-U+202E) and the isolates (U+2066-U+2069).
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_REFUSED = re.compile(r"[\x00-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]")
+_REFUSED_BUT_SPACING = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]")
+
+
+def character_refusal(text: str, *, spacing: bool = False) -> str:
+    """Why ``text`` is refused, naming its first control character (Cc: C0, DEL, C1) or
+    bidi control character (``U+202E``); ``""`` when it holds none. ``spacing``: tab,
+    line feed and carriage return are allowed (text whose whitespace the caller folds)."""
+    match = (_REFUSED_BUT_SPACING if spacing else _REFUSED).search(text)
+    if match is None:
+        return ""
+    return f"Must not hold control or bidi control characters (U+{ord(match.group()):04X})."
 
 
 def refuse_in_api(*, path_parameters: Iterable[object], query: QueryDict) -> None:

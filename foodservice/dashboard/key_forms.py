@@ -18,8 +18,9 @@ from django.core.cache import cache
 from django.http import HttpRequest
 from django.utils import timezone
 
+from foodservice.core import problems
 from keys.policies import AddressListError, parse_allowed_addresses
-from keys.services import LABEL_MAX
+from keys.services import LABEL_MAX, key_label_clean
 
 ONCE_SESSION_KEY = "keys.once"
 ONCE_KEEP = 10  # open forms remembered per session (several tabs)
@@ -95,6 +96,14 @@ class KeyLabelForm(forms.Form):
         # No maxlength in the page: the browser would cut a longer pasted label silently;
         # the server says it is too long instead, keeping what was typed (issue 29).
         self.fields["label"].widget.attrs.pop("maxlength", None)
+
+    def clean_label(self) -> str:
+        """The label as the key services store it, refused by the same rules (a bidi
+        control character, issue 36.6), before a create's one-time token is spent."""
+        try:
+            return key_label_clean(self.cleaned_data["label"])
+        except problems.ValidationFailed as problem:
+            raise forms.ValidationError(problem.extra["errors"][0]["detail"]) from None
 
 
 # Expiry choices at creation (issue 29.2): never, in 30 or 90 days, or on a date.

@@ -133,6 +133,8 @@ LONG = "x" * 201
         ({"ingredients": ["1 egg", None]}, "ingredients[1]"),
         ({"ingredients": ["   "]}, "ingredients[0]"),
         ({"ingredients": ["1 egg\x00"]}, "ingredients[0]"),
+        ({"ingredients": ["1 egg\x85"]}, "ingredients[0]"),  # NEL, a C1 control
+        ({"ingredients": ["1 egg", "2 tbsp \u202erettub"]}, "ingredients[1]"),
         ({"ingredients": ["1 egg"], "servings": 2}, "servings"),
     ],
 )
@@ -144,6 +146,28 @@ def test_each_bad_body_is_an_invalid_ingredients_problem(sr28_small, taster, bod
     assert problem["doc_url"].endswith("/docs#tag/invalid-ingredients")
     assert field in {error["field"] for error in problem["errors"]}
     assert "RateLimit-Remaining" in response  # counted like any read
+
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        ("2 tbsp butter\u0085", "U+0085"),  # NEL: Python's split() takes it for a space
+        ("2 tbsp \u202erettub", "U+202E"),  # shown as "2 tbsp butter"
+        ("\u2066" + "2 tbsp butter\u2069", "U+2066"),
+        ("2 tbsp butter\u200f", "U+200F"),
+        ("2 tbsp butter\u061c", "U+061C"),
+        ("2 tbsp butter\x9b", "U+009B"),
+    ],
+)
+def test_a_line_with_a_c1_or_bidi_control_is_refused_naming_it(sr28_small, taster, line, named):
+    response = _post(taster, {"ingredients": ["1 egg", line]})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "field": "ingredients[1]",
+            "detail": f"Must not hold control or bidi control characters ({named}).",
+        }
+    ]
 
 
 def test_a_body_that_is_not_json_is_malformed(sr28_small, taster):
