@@ -3,7 +3,7 @@ started from the repository root; ``make serve-prod`` and docs/operations.md use
 
 Every value can be changed from the environment; flags on the command line win over it.
 
-- ``GUNICORN_BIND``: listen addresses, comma-separated; default ``0.0.0.0:$PORT`` when
+- ``GUNICORN_BIND``: listen addresses, comma-separated; default ``127.0.0.1:$PORT`` when
   ``PORT`` is set, else ``127.0.0.1:8000``.
 - ``WEB_CONCURRENCY``: worker processes; default ``2 x cores + 1`` (5 on 2 cores) with
   ``REDIS_URL``, 1 without.
@@ -38,6 +38,14 @@ Choices:
   lower p99) and gthread 2 x 8 was bimodal again. gthread 5 x 4 stays: it is as fast
   when the cores are free, clearly faster when they are busy, keeps client connections
   alive, and overlaps the waits on a PostgreSQL or Redis reached over a network.
+- **Loopback unless told otherwise.** gunicorn listens on 127.0.0.1 (``PORT`` only
+  changes the port): production serves through nginx on the same host
+  (deploy/nginx.conf.template), and a client that reached gunicorn directly would skip
+  nginx's slow-client protection. Any other address (a private interface, a
+  container's ``0.0.0.0``) is named in ``GUNICORN_BIND``. Whatever the bind, the client
+  address is the socket's unless the connection comes from ``TRUSTED_PROXIES``
+  (foodservice/core/clientaddr.py): gunicorn's own ``forwarded_allow_ips`` governs only
+  the scheme headers it reads and never ``X-Forwarded-For``.
 - **Timeouts.** 30 s for a silent worker, 30 s of grace on ``SIGTERM`` / ``SIGHUP``.
   Keep-alive 75 s: longer than the proxy's idle timeout (60 s for nginx upstream
   keep-alive and for AWS load balancers), so the proxy always closes first and never
@@ -82,7 +90,7 @@ def default_bind() -> list[str]:
     if os.environ.get("GUNICORN_BIND"):
         return [b.strip() for b in os.environ["GUNICORN_BIND"].split(",") if b.strip()]
     if os.environ.get("PORT"):
-        return [f"0.0.0.0:{os.environ['PORT']}"]
+        return [f"127.0.0.1:{os.environ['PORT']}"]
     return ["127.0.0.1:8000"]
 
 

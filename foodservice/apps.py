@@ -3,3 +3,7 @@ from django.apps import AppConfig
 
 class FoodserviceConfig(AppConfig):
     name = "foodservice"
+
+    def ready(self) -> None:
+        # The system checks of the proxy settings.
+        from foodservice import checks  # noqa: F401

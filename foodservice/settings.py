@@ -12,6 +12,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from foodservice.core.clientaddr import parse_networks
 from foodservice.core.env import (
     database_from_url,
     env_bool,
@@ -343,9 +344,17 @@ EMAIL_TIMEOUT = int(env_str("EMAIL_TIMEOUT", "10"))
 AUTHENTICATION_BACKENDS = ["accounts.backends.LimitedModelBackend"]
 SIGNIN_MAX_FAILURES = 10  # wrong passwords per (e-mail address, client) per 15 minutes
 SIGNIN_ACCOUNT_CEILING = int(env_str("SIGNIN_ACCOUNT_CEILING", "100"))  # per address
-# Reverse proxies in front of the service that append to X-Forwarded-For; 0 ignores it
-# (foodservice/core/clientaddr.py); the audit log records
-# the client address they saw.
+# The client address (sign-in limit, a key's allowed addresses, the audit log) is the
+# connection's, unless it comes from one of our reverse proxies: X-Forwarded-For is read
+# only from TRUSTED_PROXIES (addresses or CIDR ranges they connect from), peeling at most
+# TRUSTED_PROXY_COUNT entries, each only when the one before it names a trusted proxy
+# (foodservice/core/clientaddr.py). Either unset: the header is ignored. A count without
+# trusted proxies (a configuration from before TRUSTED_PROXIES) fails the system check
+# foodservice.E001 (foodservice/checks.py).
+try:
+    TRUSTED_PROXIES = parse_networks(env_str("TRUSTED_PROXIES"))
+except ValueError as exc:
+    raise ImproperlyConfigured(f"TRUSTED_PROXIES: {exc}") from None
 TRUSTED_PROXY_COUNT = int(env_str("TRUSTED_PROXY_COUNT", "0"))
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"

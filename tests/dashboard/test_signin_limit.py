@@ -101,6 +101,7 @@ def test_x_forwarded_for_is_ignored_without_a_trusted_proxy(client, verified):
 
 def test_behind_one_proxy_the_address_it_appended_counts(client, verified, settings):
     settings.TRUSTED_PROXY_COUNT = 1
+    settings.TRUSTED_PROXIES = ["127.0.0.1"]  # the test client's REMOTE_ADDR
     fail(LIMIT, verified.owner.email, HTTP_X_FORWARDED_FOR="192.0.2.1")
     spoofed = "198.51.100.1, 192.0.2.1"  # a claimed address before the proxy's own
     assert dashboard(client, verified.owner.email, HTTP_X_FORWARDED_FOR=spoofed).status_code == 429

@@ -99,6 +99,7 @@ def test_without_trusted_proxies_x_forwarded_for_is_ignored(key_and_secret, sett
 
 def test_behind_two_trusted_proxies_the_outer_proxys_entry_counts(key_and_secret, settings):
     settings.TRUSTED_PROXY_COUNT = 2
+    settings.TRUSTED_PROXIES = ["10.0.0.0/8"]  # both proxies connect from 10/8
     key, secret = key_and_secret
     key_set_allowed_addresses(key=key, addresses=["198.51.100.7/32"])
     # client-claimed, the client as the outer proxy saw it, the outer proxy itself

@@ -46,7 +46,16 @@ def test_one_worker_without_redis_because_metering_is_in_process(monkeypatch):
 
 def test_environment_overrides_the_defaults(monkeypatch):
     config = load(monkeypatch, WEB_CONCURRENCY="7", GUNICORN_THREADS="2", PORT="9000")
-    assert (config["workers"], config["threads"], config["bind"]) == (7, 2, ["0.0.0.0:9000"])
+    assert (config["workers"], config["threads"], config["bind"]) == (7, 2, ["127.0.0.1:9000"])
+
+
+def test_gunicorn_listens_on_loopback_unless_an_address_is_named(monkeypatch):
+    """Behind nginx on the same host (issue 36.4): PORT alone never opens gunicorn to
+    other hosts, where a client would skip nginx; GUNICORN_BIND names any address."""
+    assert load(monkeypatch)["bind"] == ["127.0.0.1:8000"]
+    assert load(monkeypatch, PORT="8080")["bind"] == ["127.0.0.1:8080"]
+    config = load(monkeypatch, PORT="8080", GUNICORN_BIND="0.0.0.0:8080, [::1]:8081")
+    assert config["bind"] == ["0.0.0.0:8080", "[::1]:8081"]
 
 
 def test_production_choices(monkeypatch):

@@ -280,14 +280,17 @@ def test_admin_sign_in_is_recorded_too(db):
     [
         (0, "10.0.0.1", "203.0.113.9", "10.0.0.1"),  # no proxy trusted: the socket
         (1, "10.0.0.1", "198.51.100.1, 203.0.113.9", "203.0.113.9"),
-        (2, "10.0.0.1", "198.51.100.1, 203.0.113.9", "198.51.100.1"),
-        (2, "10.0.0.1", "203.0.113.9", "10.0.0.1"),  # fewer hops than trusted: the socket
+        (2, "10.0.0.1", "198.51.100.1, 10.0.0.9", "198.51.100.1"),
+        (2, "10.0.0.1", "198.51.100.1, 203.0.113.9", "203.0.113.9"),  # an untrusted hop
+        (2, "10.0.0.1", "203.0.113.9", "203.0.113.9"),  # fewer hops: what the proxy saw
+        (1, "203.0.113.5", "198.51.100.1", "203.0.113.5"),  # not from a trusted proxy
         (1, "10.0.0.1", "not-an-ip", None),
         (0, "", "", None),
     ],
 )
 def test_client_address(rf, settings, hops, remote, forwarded, expected):
     settings.TRUSTED_PROXY_COUNT = hops
+    settings.TRUSTED_PROXIES = ["10.0.0.0/8"]
     request = rf.get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
     assert client_address(request) == expected
 
