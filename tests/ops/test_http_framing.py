@@ -5,14 +5,17 @@ object, HTTP/1.1 without Host is a 400, a chunked body is read."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from gunicorn.http import errors as http_errors
 
 from accounts.models import Account
 from foodservice import gunicorn_workers
+from foodservice.core.problems import all_problem_types
 from keys.services import key_create
 from tests.factories import AccountFactory
 from tests.support.servers import gunicorn, nginx
@@ -183,3 +186,77 @@ def test_refusals_map_to_problem_kinds(exc, kind):
     assert gunicorn_workers.refusal(exc).kind == kind
     raw = gunicorn_workers.response_bytes(gunicorn_workers.refusal(exc))
     assert b"Content-Type: application/problem+json" in raw and b"<html" not in raw
+
+
+# --- nginx's own refusals, every one a problem object (issue 36.6) ------------------------
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf.template"
+
+
+def test_every_problem_nginx_answers_itself_is_a_known_kind_with_its_status():
+    """Each ``location = /_problems/...`` of the template returns a problem object whose
+    kind exists, with that kind's title and a ``doc_url`` to its section, and every
+    ``error_page`` leads to one of them."""
+    text = TEMPLATE.read_text()
+    kinds = {cls.kind: cls for cls in all_problem_types()}
+    locations = dict(
+        re.findall(r"location = (/_problems/[\w-]+) \{[^}]*?return (\d+ '.*?');\n", text, re.S)
+    )
+    assert set(re.findall(r"error_page [\d ]+= (/_problems/[\w-]+);", text)) == set(locations)
+    for answer in locations.values():
+        status, _, raw = answer.partition(" ")
+        body = json.loads(raw.strip("'").replace("\\'", "'").replace("${BASE_URL}", "https://x"))
+        kind = body["type"].removeprefix("/problems/")
+        assert set(body) == {"type", "title", "status", "detail", "doc_url"}
+        assert body["status"] == int(status) == kinds[kind].status_code
+        assert body["title"] == kinds[kind].title
+        assert body["doc_url"] == f"https://x/docs#tag/{kind}"
+
+
+def test_behind_nginx_trace_is_a_405_problem(proxied):
+    for path in (b"/v1/market", b"/", b"/login/"):
+        status, headers, body = exchange(
+            proxied, b"TRACE " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        )
+        assert status == 405
+        assert problem(headers, body) == {
+            "type": "/problems/method-not-allowed",
+            "title": "Method Not Allowed",
+            "status": 405,
+            "detail": "The TRACE method is not allowed on any path of this service.",
+            "doc_url": "http://127.0.0.1:8000/docs#tag/method-not-allowed",
+        }
+
+
+def test_behind_nginx_the_services_own_405_keeps_its_allow_header(proxied):
+    _, secret = key_create(account=AccountFactory(market="US"), label="allow")
+    status, headers, body = exchange(
+        proxied,
+        b"DELETE /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + secret.encode()
+        + b"\r\nConnection: close\r\n\r\n",
+    )  # fmt: skip
+    assert status == 405 and "PUT" in headers["allow"]
+    assert "see the Allow header" in problem(headers, body)["detail"]  # the service's
+
+
+@pytest.mark.parametrize("coding", [b"gzip, chunked", b"identity", b"deflate"])
+def test_behind_nginx_a_transfer_coding_other_than_chunked_is_a_400_problem(proxied, coding):
+    status, headers, body = exchange(
+        proxied,
+        b"PUT /v1/market HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: " + coding + b"\r\nConnection: close\r\n\r\n0\r\n\r\n",
+    )
+    assert status == 400
+    found = problem(headers, body)
+    assert found["type"] == "/problems/malformed-request" and "chunked" in found["detail"]
+    assert found["doc_url"] == "http://127.0.0.1:8000/docs#tag/malformed-request"
+
+
+@pytest.mark.parametrize("version", [b"HTTP/2.0", b"HTTP/3.0", b"HTTP/9.9"])
+def test_behind_nginx_an_http_version_it_does_not_speak_is_a_400_problem(proxied, version):
+    status, headers, body = exchange(
+        proxied, b"GET /v1/market " + version + b"\r\nHost: 127.0.0.1\r\n\r\n"
+    )
+    assert status == 400
+    found = problem(headers, body)
+    assert found["type"] == "/problems/malformed-request" and "HTTP/1.1" in found["detail"]
