@@ -16,9 +16,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from catalogue import policies, rendering, selectors, serializers, shared, suggest
+from catalogue.budget import read_budget
 from catalogue.conditional import CACHE_CONTROL, etag_for, etag_of_bytes, is_not_modified
 from catalogue.paging import Position, cursor_dumps, position_for, with_cursor_search
 from catalogue.params import MAX_PAGE_OFFSET, MAX_Q_LENGTH, FoodQuery, parse_food_query
+from catalogue.text import clean_query
 from foodservice.core import problems
 from foodservice.core.controlchars import refuse_in_api
 from metering.api import MeteredAPIView
@@ -60,21 +62,30 @@ class FoodListView(CatalogueReadView):
     def get(self, request: Request) -> HttpResponseBase:
         principal = request.auth
         policies.require_market(principal=principal)
-        params = with_cursor_search(dict(request.query_params.lists()))
+        own = dict(request.query_params.lists())
+        params = with_cursor_search(own)
         query = parse_food_query(params)
         market = policies.check_food_list(principal=principal, query=query)
         depth = policies.depth_limit(principal=principal)
-        # Everything a page depends on: the request's path and query, and the caller's
-        # market and depth (catalogue/rendering.py keeps it for the catalogue version).
-        cache_key = (request.get_full_path(), market, depth)
+        # q as searched (cleaned: catalogue.text.clean_query), so "butter", "butter%20"
+        # and "butter%E2%80%8B" are one page, one memory entry, one link (issue 36.1).
+        if "q" in params:
+            params["q"] = [query.q]
+        if "q" in own:
+            own["q"] = [query.q]
+        path = f"{request.path}?{urlencode(own, doseq=True)}" if own else request.path
+        # Everything a page depends on: the request's path and query (q cleaned), and
+        # the caller's market and depth (catalogue/rendering.py keeps it for the
+        # catalogue version).
         body, etag = rendering.local_pages.remember(
-            cache_key, lambda: self._page(request, params, query, market, depth)
+            (path, market, depth), lambda: self._page(request, path, params, query, market, depth)
         )
         return self.respond_rendered(request, body, etag)
 
     def _page(
         self,
         request: Request,
+        path: str,
         params: dict[str, list[str]],
         query: FoodQuery,
         market: str | None,
@@ -85,8 +96,9 @@ class FoodListView(CatalogueReadView):
         position = position_for(
             page=query.page, cursor=query.cursor, page_size=query.page_size, fingerprint=fingerprint
         )
-        page = selectors.food_search(query=query, market=market, depth=depth, position=position)
-        links = _links(request, params, query, page, fingerprint)
+        with read_budget("search"):
+            page = selectors.food_search(query=query, market=market, depth=depth, position=position)
+        links = _links(request, path, params, query, page, fingerprint)
         meta = {
             "q": query.q or None,
             # The query searched instead of q when q (nearly) matched nothing.
@@ -118,13 +130,15 @@ class FoodListView(CatalogueReadView):
 
 def _links(
     request: Request,
+    path: str,
     given: dict[str, list[str]],
     query: FoodQuery,
     page: selectors.FoodPage,
     fingerprint: str,
 ) -> dict[str, str | None]:
-    """``self`` is the request as made; ``next`` and ``prev`` are paths to follow as is
-    (``next`` null on the last page the caller may read, ``prev`` null on the first),
+    """``self`` is the request as made (``path``: q as searched); ``next`` and ``prev``
+    are paths to follow as is (``next`` null on the last page the caller may read,
+    ``prev`` null on the first),
     holding the whole search (``given``: a cursor's search completed) and a cursor that
     carries it too."""
     params = [(k, v[-1]) for k, v in given.items() if k not in ("page", "cursor")]
@@ -142,7 +156,7 @@ def _links(
     if page.offset > 0:
         previous = at(Position(max(0, page.offset - query.page_size)))
     return {
-        "self": request.get_full_path(),
+        "self": path,
         "next": at(page.next) if page.next else None,
         "prev": previous,
     }
@@ -216,6 +230,7 @@ class SuggestView(CatalogueReadView):
         q = request.query_params.get("q", "")
         if len(q) > MAX_Q_LENGTH:
             raise problems.InvalidParameter("q", f"At most {MAX_Q_LENGTH} characters.")
+        q = clean_query(q)  # one memory entry however it is spaced (issue 36.1)
         body, etag = rendering.local_pages.remember(
             ("suggest", q, market), lambda: self._answer(q, market)
         )
@@ -223,9 +238,11 @@ class SuggestView(CatalogueReadView):
 
     @staticmethod
     def _answer(q: str, market: str | None) -> tuple[bytes, str]:
+        with read_budget("suggest"):
+            found = suggest.food_suggest(q=q, market=market)
         data = [
             {"text": s.text, "links": {"foods": f"/v1/foods?{urlencode({'q': s.text})}"}}
-            for s in suggest.food_suggest(q=q, market=market)
+            for s in found
         ]
         body = rendering.dumps({"data": data, "meta": {"q": q, "market": market}})
         return body, etag_of_bytes(body)

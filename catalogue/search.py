@@ -60,11 +60,13 @@ from catalogue.routing import catalogue_read_alias
 
 def match(queryset: QuerySet, q: str, *, prefix: bool = True) -> QuerySet:
     """``queryset`` narrowed to the foods whose name (or a local name) matches every word
-    of ``q`` (the last word also as a prefix unless ``prefix`` is False). A ``q`` without
-    any letter or digit matches names containing it literally."""
+    of ``q`` (the last word also as a prefix unless ``prefix`` is False, and only from
+    ``text.MIN_PREFIX`` characters on). A ``q`` without any letter or digit matches
+    nothing: no name is searched for it literally, which cost a scan of every row
+    (issue 36.1; ``GET /v1/foods`` refuses such a ``q``, an analysis line finds no food)."""
     terms = text.words(q)
     if not terms:
-        return queryset.filter(name__icontains=q.replace("\x00", ""))
+        return queryset.none()
     if connection.vendor == "postgresql":
         condition = RawSQL(
             "catalogue_food.search_vector @@ to_tsquery('english'::regconfig, %s)",

@@ -14,7 +14,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Window
 
-from catalogue import ordering, rendering, search, spelling, synonyms
+from catalogue import ordering, rendering, search, spelling, suggest, synonyms, text
+from catalogue.budget import checkpoint
 from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient, SourceLoad
 from catalogue.nutrients import BY_SLUG
 from catalogue.paging import Position
@@ -87,11 +88,20 @@ def food_search(
         query = replace(query, q=searched)
     try:
         page: FoodPage | None = _food_page(query, market, depth, position)
+    except _TooBroad:
+        # The last word completed (or kept, when it is a word) and searched whole.
+        completed = _completed(query.q, market)
+        searched = replace(query, q=completed, prefix=False)
+        page = _food_page(searched, market, depth, position)
+        if completed != query.q:
+            return replace(page, corrected_q=completed, synonyms=used)
+        return replace(page, synonyms=used)
     except problems.InvalidParameter as error:
         if not query.q:
             raise
         page, past_end = None, error
     if query.q and (page is None or page.total < FALLBACK_BELOW):
+        checkpoint()
         fixed = spelling.correct(query.q, market)
         if fixed is not None:
             # Counted up to one more than the query typed finds (often none: one row).
@@ -100,6 +110,7 @@ def food_search(
                 alternative = _food_page(replace(query, q=fixed), market, depth, position)
                 return replace(alternative, corrected_q=fixed, synonyms=used)
     if query.q and query.sort.key == "relevance":
+        checkpoint()
         first = page.rows[0] if page is not None and page.offset == 0 and page.rows else None
         relaxed = search.relaxed(
             query.q,
@@ -113,6 +124,29 @@ def food_search(
     if page is None:
         raise past_end
     return replace(page, synonyms=used) if used else page
+
+
+# A search whose matches below the phrase index (catalogue.search: relevance 1 and 0,
+# ranked by an expression over every such row) are more than this is not ranked over
+# all of them: its last word is a prefix held by too many foods (``che``: 30,813, ``orga``:
+# 18,088; 2 us a row, 90-360 ms, issue 36.1), and is searched completed instead
+# (``_completed``). Counting up to the cap reads at most that many rows (1-5 ms).
+TAIL_RANK_CAP = 2_000
+
+
+class _TooBroad(Exception):
+    """Raised by ``_ranked`` when its matches pass ``TAIL_RANK_CAP`` with the last word
+    of q as a prefix; ``food_search`` and ``_top_keys`` search again with it completed."""
+
+
+def _completed(q: str, market: str | None) -> str:
+    """``q`` with its last word completed as ``/v1/suggest`` completes it first (the
+    market's best word starting with it, the word itself included, after the word
+    before it): ``che`` -> ``cheese``, ``chicken bre`` -> ``chicken breast``,
+    ``butter`` -> ``butter``; its words as typed when nothing completes it."""
+    terms = text.words(q)
+    found = suggest.food_suggest(q=q, market=market, limit=1)
+    return found[0].text if found else " ".join(terms)
 
 
 def _first_key(query: FoodQuery, q: str, market: str | None) -> dict[str, Any] | None:
@@ -147,7 +181,7 @@ def _food_page(
     """``food_search`` without the spelling fallback."""
     queryset = _filtered(query, market)
     if query.q:
-        queryset = search.match(queryset, query.q)
+        queryset = search.match(queryset, query.q, prefix=query.prefix)
     offset = position.offset
     parameter = "cursor" if query.cursor else "page"
     past_end = problems.InvalidParameter(parameter, "Past the end of the results.")
@@ -238,12 +272,21 @@ def _ranked(
     count: int,
     *,
     below_phrase: bool = False,
+    phrases: int = 0,
 ) -> list[dict[str, Any]]:
     """Sort keys (with ``id``) of ``count`` matches from ``start`` on, or from the row
     after the key ``after``, ranked in the database on narrow tuples (id and sort keys
     only). ``below_phrase``: only the matches of relevance < 2 (those the phrase index
     does not hold), each row also carrying ``remaining``: how many of those the ranking
-    scan saw (after ``after`` if given; a window count, so no second scan counts them)."""
+    scan saw (after ``after`` if given; a window count, so no second scan counts them).
+    ``_TooBroad`` when the last word of q is a prefix and more than ``TAIL_RANK_CAP``
+    matches (beyond the ``phrases`` phrase matches, when ``below_phrase``) would be
+    ranked."""
+    if query.q and query.prefix and text.as_prefix(text.words(query.q), True):
+        # Ranked on narrow tuples, but every match of the expression: bounded first.
+        beyond = phrases + TAIL_RANK_CAP
+        if queryset.order_by()[: beyond + 1].count() > beyond:
+            raise _TooBroad
     columns = ordering.columns_for(query.sort)
     if query.sort.key == "relevance":
         queryset = search.with_relevance(queryset, query.q)
@@ -268,7 +311,8 @@ def _phrase_page(
     past the phrase matches."""
     key = position.key
     if key is not None and key[0] < search.PHRASE_RELEVANCE:
-        tail = _ranked(queryset, query, key, 0, count, below_phrase=True)
+        phrases = search.phrase_count(q=query.q, market=market, cap=None)
+        tail = _ranked(queryset, query, key, 0, count, below_phrase=True, phrases=phrases)
         return tail, position.offset + tail[0]["remaining"] if tail else None
     start = 0 if key is not None else position.offset
     head = search.phrase_rows(q=query.q, market=market, after=key, offset=start, limit=count)
@@ -279,7 +323,9 @@ def _phrase_page(
     if not head and key is None:  # the page starts past the phrase matches
         phrases = search.phrase_count(q=query.q, market=market, cap=None)
         rest = start - phrases
-    tail = _ranked(queryset, query, None, rest, count - len(head), below_phrase=True)
+    tail = _ranked(
+        queryset, query, None, rest, count - len(head), below_phrase=True, phrases=phrases
+    )
     if tail:
         return head + tail, phrases + tail[0]["remaining"]
     return head, phrases if rest == 0 else None  # no other matches: the phrases are all
@@ -382,11 +428,14 @@ def _top_ids(query: FoodQuery, market: str | None, limit: int) -> list[int]:
 
 
 def _top_keys(query: FoodQuery, market: str | None, limit: int) -> list[dict[str, Any]]:
-    queryset = search.match(_filtered(query, market), query.q)
-    if _phrase_ranked(query):
-        keys, _ = _phrase_page(queryset, query, market, Position(0), limit)
-    else:
-        keys = _ranked(queryset, query, None, 0, limit)
+    queryset = search.match(_filtered(query, market), query.q, prefix=query.prefix)
+    try:
+        if _phrase_ranked(query):
+            keys, _ = _phrase_page(queryset, query, market, Position(0), limit)
+        else:
+            keys = _ranked(queryset, query, None, 0, limit)
+    except _TooBroad:
+        return _top_keys(replace(query, q=_completed(query.q, market), prefix=False), market, limit)
     return keys
 
 

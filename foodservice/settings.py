@@ -261,6 +261,24 @@ CATALOGUE_MEMORY_MB = float(env_str("CATALOGUE_MEMORY_MB", "64"))
 # the catalogue version, so a load is never served stale; ~1.2 KB a record. 0 turns it
 # off; it is off without Redis and on a Redis Cluster (the meter carries nothing there).
 CATALOGUE_SHARED_SECONDS = float(env_str("CATALOGUE_SHARED_SECONDS", "3600"))
+# The catalogue's time budget (issue 36.1, catalogue/budget.py): on PostgreSQL each
+# statement of a search, a suggestion or an analysis runs under a statement_timeout of
+# this many milliseconds, and the request's reads stop at its deadline (SQLite: the
+# deadline only); past either the request is answered 503 query-timeout, not counted,
+# and the worker is free. Ordinary reads take 1-40 ms of these; the deadlines stay
+# under gunicorn's worker timeout (30 s) and nginx's proxy_read_timeout (60 s), so the
+# app, not the proxy, ends a request (and never charges what no client received).
+CATALOGUE_BUDGETS = {
+    kind: {
+        "statement_ms": int(env_str(f"{kind.upper()}_STATEMENT_TIMEOUT_MS", statement)),
+        "request_seconds": float(env_str(f"{kind.upper()}_DEADLINE_SECONDS", deadline)),
+    }
+    for kind, statement, deadline in (
+        ("search", "2000", "5"),
+        ("suggest", "1000", "2"),
+        ("analysis", "2000", "10"),
+    )
+}
 # How long a worker keeps a key's principal in its own memory (keys/cache.py): each use
 # still checks the account's epoch in Redis, so revocations are seen on the next
 # request. 0 without Redis (the embedded default reads the database every time).

@@ -35,6 +35,7 @@ from django.db import connection, connections
 from catalogue.analysis.choosing import CUTS, by_meaning, meaning, same_kind, tier
 from catalogue.analysis.parser import ParsedLine, parse_line
 from catalogue.analysis.weighing import Weighing, weigh
+from catalogue.budget import checkpoint, read_budget
 from catalogue.models import DataType, Food
 from catalogue.nutrients import HEADLINES
 from catalogue.routing import catalogue_read_alias
@@ -67,7 +68,14 @@ class Analysis:
 
 
 def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
-    """The analysis of ``lines`` among the foods of ``market`` (None: every market)."""
+    """The analysis of ``lines`` among the foods of ``market`` (None: every market),
+    its reads under the analysis's time budget (catalogue.budget: ``QueryTimeout``
+    past it)."""
+    with read_budget("analysis"):
+        return _analysis(lines, market)
+
+
+def _analysis(lines: list[str], market: str | None) -> Analysis:
     parsed = [parse_line(line) for line in lines]
     found: dict[str, list[int]] = {}
     for line in parsed:
@@ -183,6 +191,7 @@ def _candidates(
     if retries < 0:
         retries = 0 if data_types else RETRIES
     for _ in range(retries + 1):
+        checkpoint()  # the analysis's deadline (catalogue.budget), before each search
         ids = food_top_ids(
             q=" ".join(terms), market=market, limit=CANDIDATES, data_types=data_types
         )

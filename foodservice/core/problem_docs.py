@@ -153,13 +153,14 @@ PROBLEM_DOCS: dict[str, ProblemDoc] = {
         "`Authorization`, `If-None-Match` and `Accept`).",
     ),
     "invalid-parameter": ProblemDoc(
-        when="A query parameter is invalid: unknown or repeated, `q` over 200 characters, "
+        when="A query parameter is invalid: unknown or repeated, `q` over 200 characters "
+        "or without a letter or digit (only symbols, emoji or invisible characters), "
         "an unknown `sort`, `data_type` or filter value, a non-numeric or non-finite range, "
         "a `_min` above its `_max`, control characters, `page_size` outside 1 to 100, a page "
         "past the end or deeper than 10,000 rows, `page` together with `cursor`, a cursor "
-        "that was tampered with or belongs to another search, or (Taster) a `market` other "
-        "than the account's own. `errors[0].parameter` names the parameter. Counted like "
-        "any read.",
+        "that was tampered with or belongs to another search, a `market` the catalogue "
+        "does not offer (any tier), or (Taster) a `market` other than the account's own. "
+        "`errors[0].parameter` names the parameter. Counted like any read.",
         action="Fix the parameter named in `errors`. To page deep, follow `links.next` "
         "as it is rather than building page numbers.",
         members=_errors(
@@ -181,10 +182,12 @@ PROBLEM_DOCS: dict[str, ProblemDoc] = {
         when="`POST /v1/analysis` with a body that is not a JSON object holding "
         "`ingredients`, a list of 1 to 100 strings of at most 200 characters each: the "
         "member missing, not a list, empty, over 100 lines, a line that is not a string, "
-        "blank, over 200 characters or holding control characters, or another member "
-        "beside it. `errors` names each field at fault (`ingredients[3]`). A line that is "
-        "a string but cannot be understood is not an error: it comes back `unmatched`. "
-        "Counted like any read.",
+        "blank, over 200 characters or holding control characters (C0, C1 such as "
+        "U+0085) or bidi control characters (U+202A-U+202E, U+2066-U+2069, U+200E, "
+        "U+200F, U+061C), or another member beside it. `errors` names each field at "
+        "fault (`ingredients[3]`). A line that is a string but cannot be understood, or "
+        "weighs over 100 kg, is not an error: it comes back `unmatched` with its "
+        "`reason`. Counted like any read.",
         action='Send `{"ingredients": ["2 tbsp butter", ...]}` with one line per '
         "ingredient; split a longer recipe into requests of 100 lines.",
         members=_errors(
@@ -206,6 +209,14 @@ PROBLEM_DOCS: dict[str, ProblemDoc] = {
         when="A part the service needs (the metering store or the database) is briefly "
         "unreachable. Carries `Retry-After: 5`. Nothing is counted.",
         action="Retry after `Retry-After` seconds, backing off if it persists.",
+    ),
+    "query-timeout": ProblemDoc(
+        when="A search, suggestion or analysis ran past its time budget (the database's "
+        "statement timeout for that kind of read, or the analysis's deadline) and was "
+        "stopped, so it holds no worker. Seen under heavy load, or for a query that would "
+        "rank a great share of the catalogue. Carries `Retry-After: 2`. Nothing is counted.",
+        action="Retry after `Retry-After` seconds; if it persists, send a narrower query "
+        "(more words, whole words, fewer lines in one analysis).",
     ),
     "internal-error": ProblemDoc(
         when="Something unexpected went wrong on the server. The detail is fixed and "

@@ -304,6 +304,23 @@ class ServiceUnavailable(Problem):
         return {"Retry-After": "5"}
 
 
+class QueryTimeout(Problem):
+    """A catalogue read ran past its time budget (issue 36.1) and was stopped: the
+    database's statement timeout or the request's own deadline. A 5xx, so the meter
+    gives its unit back (spec 6: never counted)."""
+
+    kind = "query-timeout"
+    title = "Query Timeout"
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = (
+        "The catalogue could not answer within this request's time budget, so the request "
+        "was stopped and not counted; retry shortly, or send a narrower query."
+    )
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": "2"}
+
+
 class InternalError(Problem):
     """Anything unexpected. The detail is fixed: no trace or internal text leaks."""
 

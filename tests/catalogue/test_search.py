@@ -115,10 +115,11 @@ def test_control_characters_in_the_search_are_a_400(sr28_small, taster, q):
     ]
 
 
-def test_query_without_letters_matches_names_literally(db, paid):
+def test_query_without_letters_or_digits_is_refused_not_matched_literally(db, paid):
+    # Issue 36.1: a literal match scanned every row; tests/catalogue/test_cost_bound.py.
     FoodFactory(name="Milk, 2% fat")
-    FoodFactory(name="Milk, whole")
-    assert names(paid.get("/v1/foods", {"q": "%"})) == ["Milk, 2% fat"]
+    assert paid.get("/v1/foods", {"q": "%"}).status_code == 400
+    assert names(paid.get("/v1/foods", {"q": "2% milk"})) == ["Milk, 2% fat"]
 
 
 def test_summary_shows_null_for_unmeasured_nutrients(db, paid):
