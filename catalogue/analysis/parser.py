@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from catalogue.analysis.units import CASED, SIZES, UNITS, UNITS_2, Unit
@@ -69,7 +70,6 @@ FILLER = _set(
     " plus for garnish finely thinly coarsely roughly lightly loosely firmly heaping heaped"
     " level scant generous good pinch x and or into"
 )
-MAX_QUANTITY = 100_000.0
 # Count words naming a part of a food, which may follow it: "3 garlic cloves" is "3
 # cloves garlic". Not those naming a food of their own ("2 chocolate chip cookies").
 TRAILING = _set("clove stalk sprig leaf slice strip spear wedge head ear")
@@ -77,8 +77,9 @@ TRAILING = _set("clove stalk sprig leaf slice strip spear wedge head ear")
 
 @dataclass(frozen=True, slots=True)
 class ParsedLine:
-    """A line's parts. ``quantity`` None: no amount written (``unit`` None too: a
-    unit-less count such as "apple"); ``low``/``high``: a range's ends when the line
+    """A line's parts. ``quantity``: the amount as written, never bounded (the weight
+    is: catalogue.analysis.weighing.MAX_GRAMS); None: no amount written (``unit`` None
+    too: a unit-less count such as "apple"); ``low``/``high``: a range's ends when the line
     gave one (``quantity`` is their mean); ``food``: the words to search, state words
     included; ``preparation``: words that choose the portion."""
 
@@ -91,8 +92,12 @@ class ParsedLine:
 
 
 def normalise(text: str) -> str:
-    """Unicode fractions as ``a/b`` (``1½`` -> ``1 1/2``), dashes as ``-``, the fraction
-    slash as ``/``, parenthesised text removed, a number and a word apart (``200g``)."""
+    """NFC (``cafe`` + U+0301 is ``café``), unicode fractions as ``a/b`` (``1½`` -> ``1
+    1/2``), dashes as ``-``, the fraction slash as ``/``, parenthesised text removed, a
+    number and a word apart (``200g``)."""
+    if not text.isascii():
+        # NFC, not NFKC: NFKC would spell "1½" as "11", U+2044, "2".
+        text = unicodedata.normalize("NFC", text)
     text = text.replace("\u2044", "/").replace("\u2013", "-").replace("\u2014", "-")
     text = _FRACTION_CHARS.sub(lambda m: f" {_FRACTIONS[m.group()]} ", text)
     text = PARENS.sub(" ", text)
@@ -100,7 +105,28 @@ def normalise(text: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(normalise(text))
+    """The numbers, words and dashes of ``text`` (``normalise``d). A word keeps the
+    combining marks inside and after it (one NFC leaves, as in a decomposed accent with
+    no precomposed letter, or Devanagari's vowel signs: ``दाल``), which ``\\w`` does not
+    count as letters and would cut it at (issue 36.6)."""
+    text = normalise(text)
+    if text.isascii():
+        return _TOKEN.findall(text)
+    out: list[str] = []
+    joins = -1  # where the last word ended, its marks included
+    for match in _TOKEN.finditer(text):
+        start, end = match.span()
+        if match.group() == "-" or match.group()[0].isdecimal():  # a number or a dash
+            out.append(match.group())
+            continue
+        while end < len(text) and unicodedata.category(text[end]).startswith("M"):
+            end += 1
+        if start == joins:  # a word after marks: the same word ("दाल": U+093E inside)
+            out[-1] += text[start:end]
+        else:
+            out.append(text[start:end])
+        joins = end
+    return out
 
 
 def _number(token: str) -> float | None:
@@ -209,8 +235,6 @@ def parse_line(text: str, *, measure: bool = False) -> ParsedLine:
                     quantity, low, high, _ = found
                     unit, end = measured[0], len(words) - back
                     break
-    if quantity is not None and not (0 <= quantity <= MAX_QUANTITY):
-        quantity = 0.0 if quantity <= 0 else MAX_QUANTITY
     food: list[str] = []
     preparation: list[str] = []
     for word in words[start:end]:

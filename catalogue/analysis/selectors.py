@@ -34,7 +34,7 @@ from django.db import connection, connections
 
 from catalogue.analysis.choosing import CUTS, by_meaning, meaning, same_kind, tier
 from catalogue.analysis.parser import ParsedLine, parse_line
-from catalogue.analysis.weighing import Weighing, weigh
+from catalogue.analysis.weighing import Weighing, overweight, weigh
 from catalogue.budget import checkpoint, read_budget
 from catalogue.models import DataType, Food
 from catalogue.nutrients import HEADLINES
@@ -227,6 +227,9 @@ def _result(
     def answer(food: dict[str, Any], weighing: Weighing) -> dict[str, Any]:
         assert weighing.grams is not None  # only a weighing that weighed the line
         others = [c for c in candidates if c is not food][:ALTERNATIVES]
+        if refusal := overweight(weighing):  # over MAX_GRAMS: refused, whichever food
+            refs = [_ref(c) for c in [food, *others][:ALTERNATIVES]]
+            return base | _unmatched(refusal, alternatives=refs)
         return base | _matched(food, weighing.grams, weighing.portion, others)
 
     reason, own = None, None  # own: the first tried food that weighs the line itself

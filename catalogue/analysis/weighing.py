@@ -13,6 +13,12 @@
   or fruit, else "1 large", "1 small".
 
 A food with no way to weigh the line gets a ``reason`` instead, never a guess.
+
+The amount is never bounded before conversion: a count says nothing of the weight ("99999
+gallons honey" is 542,394,576 g). The weight is: a line the matched food weighs over
+``MAX_GRAMS`` is refused for that line (``overweight``, applied once to the match by
+catalogue.analysis.selectors, so the bound never changes which food is matched), with
+the weight and the measure that gave it in its ``reason`` (issue 36.6).
 """
 
 from __future__ import annotations
@@ -29,6 +35,11 @@ _PREPARED = frozenset(text.stem(word) for word in PREPARATION)
 _UNITLESS_OTHER = frozenset({"piece", "fruit", "item", "unit", "whole", "each"})
 # Cuts into small pieces: a cup of one weighs about a cup of another.
 SMALL_CUTS = frozenset(text.stem(word) for word in ("chopped", "diced", "cubed", "minced"))
+
+
+# The most one line may weigh: 100 kg holds a catering batch (a 25 kg sack of flour, a
+# 50 lb bag of rice, a whole turkey); past it the amount or the unit is a slip.
+MAX_GRAMS = 100_000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +117,19 @@ def weigh(
     if chosen is None:
         return Weighing(None, reason="No count measure for this food; give a unit or grams.")
     return _weighed(quantity * chosen.grams / chosen.amount, chosen, line)
+
+
+def overweight(weighing: Weighing) -> str:
+    """Why a line weighed as ``weighing`` is refused: its grams over ``MAX_GRAMS``, said
+    with the measure used; ``""`` when within it (or not weighed)."""
+    if weighing.grams is None or weighing.grams <= MAX_GRAMS:
+        return ""
+    grams = f"{weighing.grams:,.0f}" if weighing.grams < 1e12 else f"{weighing.grams:.3g}"
+    by = f" ({weighing.portion})" if weighing.portion else ""
+    return (
+        f"Weighs {grams} g{by}, over the {MAX_GRAMS / 1000:g} kg one line may weigh: "
+        "check the amount and the unit."
+    )
 
 
 def _weighed(grams: float, measure: Measure, line: ParsedLine) -> Weighing:

@@ -335,3 +335,53 @@ def test_a_lender_outside_the_candidates_is_found_by_an_sr28_search(db, unthrott
     # the search's first food is the only candidate; the SR28 search finds its kin
     assert (line["food"]["name"], line["grams"]) == ("Zorbleaf", 1.6)
     assert line["portion"] == "1 tbsp = 2.4 g (measure of Zorbleaf, fresh)"
+
+
+HONEY = [{"description": "1 cup", "gram_weight": 339.0},
+         {"description": "1 tbsp", "gram_weight": 21.0}]  # fmt: skip
+
+
+def test_a_line_over_the_weight_bound_is_refused_for_that_line(db, unthrottled):
+    # SR28 19296's measures and energy; issue 36.6: 542 t of honey, 1.65e9 kcal, summed.
+    FoodFactory(name="Honey", market=MarketFactory(code="US"), nutrients={"208": 304.0},
+                portions=HONEY)  # fmt: skip
+    body = _post(unthrottled, {"ingredients": ["99999 gallons honey", "1 tbsp honey"]}).json()
+    heavy, light = body["data"]["ingredients"]
+    assert heavy["status"] == "unmatched"
+    assert heavy["reason"] == (
+        "Weighs 542,394,576 g (1 cup = 339 g), over the 100 kg one line may weigh: "
+        "check the amount and the unit."
+    )
+    assert (heavy["quantity"], heavy["unit"]) == (99999, "gallon")  # as written
+    assert (heavy["grams"], heavy["nutrients"], heavy["food"]) == (None, None, None)
+    assert heavy["alternatives"][0]["name"] == "Honey"  # the food it weighed with
+    assert light["status"] == "matched" and light["grams"] == 21
+    assert body["data"]["totals"]["energy_kcal"] == pytest.approx(63.84)
+    assert body["meta"]["matched"] == 1
+
+
+def test_the_bound_is_on_grams_after_conversion(sr28_small, unthrottled):
+    exactly, over, count, volume = _lines(
+        unthrottled, "100 kg butter", "99999999999 g butter", "3000 eggs", "300 l buttermilk"
+    )
+    assert (exactly["status"], exactly["grams"]) == ("matched", 100000)
+    # a clamp of the count made this one 100 kg of butter, matched
+    assert over["status"] == "unmatched" and over["reason"].startswith("Weighs 99,999,999,999 g")
+    assert count["reason"].startswith("Weighs 132,000 g (1 medium = 44 g)")
+    # the food matched is the one that weighed it, whatever its weight
+    assert volume["reason"].startswith("Weighs 310,")
+    assert volume["alternatives"][0]["id"] == "sr28-01088"
+
+
+JALAPENO = [{"description": "1 cup, sliced", "gram_weight": 90.0},
+            {"description": "1 pepper", "gram_weight": 14.0}]  # fmt: skip
+
+
+def test_a_decomposed_accent_matches_as_the_composed_one(db, unthrottled):
+    FoodFactory(name="Peppers, jalapeno, raw", market=MarketFactory(code="US"),
+                nutrients={"208": 29.0}, portions=JALAPENO)  # fmt: skip
+    composed, decomposed = _lines(unthrottled, "2 jalape\u00f1os", "2 jalapen\u0303os")
+    assert decomposed["text"] == "2 jalapen\u0303os"  # echoed as sent
+    for line in (composed, decomposed):
+        assert line["food"]["name"] == "Peppers, jalapeno, raw"
+        assert (line["grams"], line["portion"]) == (28, "1 pepper = 14 g")

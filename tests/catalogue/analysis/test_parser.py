@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+import unicodedata
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catalogue.analysis.parser import MAX_QUANTITY, parse_line
+from catalogue.analysis.parser import parse_line, tokens
 
 CASES = [
     # (line, quantity, unit, food, preparation)
@@ -121,8 +124,11 @@ def test_a_measure_description_keeps_its_count_word_as_the_unit():
     assert parse_line("1 medium").food == "medium"  # a line: the word is what was eaten
 
 
-def test_quantities_are_bounded():
-    assert parse_line("99999999999 kg rice").quantity == MAX_QUANTITY
+def test_the_amount_is_kept_as_written_not_clamped():
+    # The weight is bounded, after conversion (weighing.MAX_GRAMS), not the count: a
+    # clamp of the count made "99999999999 g rice" 100 kg of rice (issue 36.6).
+    assert parse_line("99999 gallons honey").quantity == 99999
+    assert parse_line("99999999999 g rice").quantity == 99999999999
     assert parse_line("0 g sugar").quantity == 0
     assert parse_line("1/0 cup milk").quantity is None
 
@@ -130,4 +136,44 @@ def test_quantities_are_bounded():
 @given(st.text(max_size=200))
 def test_any_text_parses_without_raising(line):
     parsed = parse_line(line)
-    assert parsed.quantity is None or 0 <= parsed.quantity <= MAX_QUANTITY
+    assert parsed.quantity is None or (parsed.quantity >= 0 and math.isfinite(parsed.quantity))
+
+
+def _nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+@pytest.mark.parametrize(
+    ("line", "food", "preparation"),
+    [
+        ("1 cup café au lait", "café au lait", ()),
+        ("2 tbsp crème fraîche", "crème fraîche", ()),
+        ("1 cup crème brûlée", "crème brûlée", ()),
+        ("1 jalapeño, sliced", "jalapeño", ("sliced",)),
+        ("100 g purée de pommes de terre", "purée de pommes de terre", ()),
+        ("1 cup sautéed mushrooms", "sautéed mushrooms", ()),
+        ("2 crêpes", "crêpes", ()),
+        ("200 g Gruyère, grated", "gruyère", ("grated",)),
+    ],
+)
+def test_decomposed_accents_parse_as_composed_ones(line, food, preparation):
+    # NFD ("e" + U+0301) as macOS file names and some keyboards send it: before NFC the
+    # combining mark cut the word in two ("cre", "me").
+    assert _nfd(line) != line
+    assert parse_line(_nfd(line)) == parse_line(line)
+    parsed = parse_line(_nfd(line))
+    assert (parsed.food, parsed.preparation) == (food, preparation)
+
+
+def test_a_combining_mark_stays_in_its_word():
+    # Yoruba's tone marks over a dotted vowel have no precomposed letter, so NFC leaves
+    # U+0300 and U+0301 after "ẹ" and "ọ" (efo riro, a vegetable stew).
+    efo = unicodedata.normalize("NFC", "e\u0323\u0300fo\u0323\u0301")
+    assert efo == "\u1eb9\u0300f\u1ecd\u0301"
+    assert tokens(f"2 cups {efo} riro") == ["2", "cups", efo, "riro"]
+    # Devanagari's vowel signs and virama are marks too: dal, rajma, khichdi.
+    assert parse_line("1 कटोरी दाल").food == "कटोरी दाल"
+    assert parse_line("200 g राजमा").food == "राजमा"
+    assert parse_line("1 cup खिचड़ी").food == "खिचड़ी"
+    # a mark after a number or alone is no word
+    assert tokens("2\u0301 cups") == ["2", "cups"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from catalogue.analysis.parser import parse_line
-from catalogue.analysis.weighing import weigh
+from catalogue.analysis.weighing import MAX_GRAMS, overweight, weigh
 
 
 def _portions(*rows: tuple[str, float]) -> list[dict]:
@@ -126,3 +126,33 @@ def test_a_count_measure_may_be_named_by_the_first_part_of_the_foods_name():
     assert weigh(parsed, JALAPENO, food_words=parsed.food).grams is None
     # a first part of several words names no measure ("Tomato products, ...")
     assert weigh(parsed, JALAPENO, food_words=parsed.food, name="Green peppers, raw").grams is None
+
+
+HONEY = _portions(("1 cup", 339), ("1 tbsp", 21))  # SR28 19296, Honey
+
+
+@pytest.mark.parametrize(
+    ("line", "portions", "said"),
+    [
+        # issue 36.6: a clamp of the count let this through as 542 t of honey
+        ("99999 gallons honey", HONEY, "Weighs 542,394,576 g (1 cup = 339 g), over the 100 kg"),
+        ("200 kg butter", BUTTER, "Weighs 200,000 g, over the 100 kg"),
+        ("99999999999 g rice", [], "Weighs 99,999,999,999 g, over"),
+        ("1000 large eggs", EGG, ""),  # 50 kg: within
+        ("100 kg butter", BUTTER, ""),  # the bound itself is allowed
+        ("1 cup honey", HONEY, ""),
+    ],
+)
+def test_the_weight_after_conversion_is_bounded_not_the_count(line, portions, said):
+    weighing = weigh(parse_line(line), portions)
+    refusal = overweight(weighing)
+    assert (weighing.grams > MAX_GRAMS) == bool(said)  # the grams as converted, unclamped
+    if said:
+        assert refusal.startswith(said)
+        assert refusal.endswith("check the amount and the unit.")
+    else:
+        assert refusal == ""
+
+
+def test_a_line_not_weighed_is_not_overweight():
+    assert overweight(weigh(parse_line("1 butter"), BUTTER)) == ""
