@@ -276,6 +276,7 @@ def relaxed(
     top: Callable[[str], dict[str, Any] | None],
     foods_holding: Callable[[list[str]], dict[str, int]],
     foods_about: Callable[[list[str]], dict[str, int]],
+    found: Callable[[list[str]], set[str]] = set,
     *,
     clock: Callable[[], float] = time.monotonic,
 ) -> str | None:
@@ -289,8 +290,10 @@ def relaxed(
     between equal first results, the one leaving out the words held by most foods
     (``foods_holding``: the least informative). The word most reference foods are
     about (``foods_about``: "turkey" in ``ground turkey 93 lean``) names the food
-    meant and is never left out. None when no such query finds a strong first
-    result."""
+    meant and is never left out. A query keeping a word no food's name matches even
+    as a prefix (``found``: the words some name matches) finds nothing and is not
+    searched (issue 36.1: six unknown words were six searches). None when no such
+    query finds a strong first result."""
     terms = [term for term in text.words(q) if term not in text.STOP_WORDS]
     if not RELAX_MIN_WORDS <= len(terms) <= RELAX_MAX_WORDS:
         return None
@@ -300,6 +303,7 @@ def relaxed(
     deadline = clock() + RELAX_BUDGET_SECONDS
     held = foods_holding(terms)
     about = foods_about(terms)
+    live = found(terms)
     named = max(range(len(terms)), key=lambda i: (about.get(terms[i], 0), -i))
     for dropped in (1, 2):
         if len(terms) - dropped < RELAXED_MIN_WORDS or (dropped == 2 and len(terms) != 4):
@@ -309,6 +313,8 @@ def relaxed(
             if clock() > deadline:
                 break
             if named not in kept and about.get(terms[named], 0):
+                continue
+            if any(terms[i] not in live for i in kept):
                 continue
             candidate = " ".join(terms[i] for i in kept)
             found = top(candidate)
@@ -321,6 +327,31 @@ def relaxed(
         if best is not None:
             return best[1]
     return None
+
+
+def words_found(terms: list[str], market: str | None) -> set[str]:
+    """The ``terms`` some food name of ``market`` (None: any) matches, as a prefix from
+    ``text.MIN_PREFIX`` letters on (so a word a search could match whole or as its last
+    word): one index probe per word, in one statement on PostgreSQL."""
+    distinct = sorted(set(terms))
+    if not distinct:
+        return set()
+    if connection.vendor == "postgresql":
+        queries = [text.postgres_tsquery([term]) for term in distinct]
+        with connections[catalogue_read_alias()].cursor() as cursor:
+            cursor.execute(
+                "SELECT t.term FROM unnest(%s::text[], %s::text[]) AS t(term, q) "
+                "WHERE numnode(to_tsquery('english'::regconfig, t.q)) > 0 AND EXISTS ("
+                "SELECT 1 FROM catalogue_food WHERE search_vector @@ "
+                "to_tsquery('english'::regconfig, t.q) "
+                "AND (%s::varchar IS NULL OR market_id = %s::varchar))",
+                (distinct, queries, market, market),
+            )
+            return {row[0] for row in cursor.fetchall()}
+    foods = Food.objects.using(catalogue_read_alias())
+    if market:
+        foods = foods.filter(market_id=market)
+    return {term for term in distinct if match(foods, term).exists()}
 
 
 # foods_about counts up to this many foods per word.

@@ -117,6 +117,7 @@ def food_search(
             lambda q: first if q == query.q and first else _first_key(query, q, market),
             lambda terms: spelling.foods_holding(terms, market),
             lambda terms: search.foods_about(terms, market),
+            lambda terms: search.words_found(terms, market),
         )
         if relaxed is not None:
             alternative = _food_page(replace(query, q=relaxed), market, depth, position)

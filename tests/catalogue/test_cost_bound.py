@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.db import connections
 
-from catalogue import budget, rendering, selectors
+from catalogue import budget, rendering, search, selectors
 from catalogue.routing import catalogue_read_alias
 from catalogue.text import MIN_PREFIX, clean_query, fts5_query, postgres_tsquery
 from foodservice.core.problems import QueryTimeout
@@ -214,12 +214,10 @@ def test_a_statement_running_past_the_budget_is_stopped_and_the_connection_reusa
     else:
         _budgets(settings, "search", statement_ms=50, request_seconds=0.05)
         slow = (
-            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
-            "SELECT count(*) FROM n"
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
         )
-    with pytest.raises(QueryTimeout), budget.read_budget("search"):
-        with connection.cursor() as cursor:
-            cursor.execute(slow)
+    with pytest.raises(QueryTimeout), budget.read_budget("search"), connection.cursor() as cursor:
+        cursor.execute(slow)
     with connection.cursor() as cursor:  # the timeout is gone with the budget
         cursor.execute("SELECT 1")
         assert cursor.fetchone() == (1,)
@@ -239,3 +237,30 @@ def test_every_deadline_ends_before_gunicorn_and_nginx_give_up(settings):
     for limits in settings.CATALOGUE_BUDGETS.values():
         longest = limits["request_seconds"] + limits["statement_ms"] / 1000
         assert longest < worker_timeout < proxy_timeout
+
+
+def test_relaxing_never_searches_a_query_keeping_a_word_no_name_matches():
+    tried: list[str] = []
+
+    def top(q: str):  # type: ignore[no-untyped-def]
+        tried.append(q)
+        return {"relevance": 13, "quality": 0, "name_length": 10} if q == "white bread" else None
+
+    def relax(found):  # type: ignore[no-untyped-def]
+        tried.clear()
+        return search.relaxed("white bread xqzzv", top, lambda terms: {}, lambda terms: {}, found)
+
+    assert relax(lambda terms: {"white", "bread", "xqzzv"}) == "white bread"
+    assert len(tried) == 4  # the query itself, then each two-word query
+    assert relax(lambda terms: {"white", "bread"}) == "white bread"
+    assert tried == ["white bread xqzzv", "white bread"]
+    assert relax(lambda terms: set()) is None
+    assert tried == ["white bread xqzzv"]
+
+
+def test_words_found_are_those_some_name_matches_whole_or_as_a_prefix():
+    FoodFactory(name="Butter, salted")
+    FoodFactory(name="Cheese, cheddar")
+    found = search.words_found(["butter", "butt", "cheddar", "xqzzv", "bu", "salt"], None)
+    assert found == {"butter", "butt", "cheddar", "salt"}
+    assert search.words_found([], None) == set()
