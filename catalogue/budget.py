@@ -9,7 +9,9 @@ that holds whatever a plan does under load or on a catalogue it was not measured
 - on PostgreSQL each statement runs under a **statement timeout** of its kind
   (``settings.CATALOGUE_BUDGETS[kind]["statement_ms"]``): ``statement_timeout``, set with
   ``set_config(..., true)`` (``SET LOCAL``) in a transaction of the reads' own, so it
-  holds for these reads only, and through PgBouncer's transaction pooling too;
+  holds for these reads only, and through PgBouncer's transaction pooling too
+  (every catalogue read of the block is pinned to that database:
+  ``catalogue.routing.pinned_reads``);
 - the request as a whole has a **deadline** (``request_seconds``), checked between
   its steps (``Budget.check``: an analysis checks it before each line's search); on
   SQLite, which has no statement timeout, a progress handler interrupts the statement
@@ -35,7 +37,7 @@ from django.conf import settings
 from django.db import OperationalError, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 
-from catalogue.routing import catalogue_read_alias
+from catalogue.routing import catalogue_read_alias, pinned_reads
 from foodservice.core.problems import QueryTimeout
 
 # PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout (query_canceled).
@@ -99,7 +101,11 @@ def read_budget(kind: str, *, clock: Callable[[], float] = time.monotonic) -> It
     token = _active.set(budget)
     try:
         if connection.vendor == "postgresql":
-            with transaction.atomic(using=alias), _statement_timeout(connection, budget):
+            with (
+                pinned_reads(alias),
+                transaction.atomic(using=alias),
+                _statement_timeout(connection, budget),
+            ):
                 yield budget
         else:
             with _interrupt_after(connection, budget):

@@ -49,6 +49,8 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.http import HttpRequest, HttpResponse
 
+from catalogue import routing
+
 logger = logging.getLogger("foodservice.replicas")
 
 DOWN_SECONDS = 5.0
@@ -177,6 +179,8 @@ class ReplicaRouter:
     def db_for_read(self, model: type, **hints: Any) -> str | None:
         if model._meta.app_label not in REPLICA_APPS or not _reads_allowed.get():
             return None
+        if model._meta.app_label == "catalogue" and (alias := routing.pinned()):
+            return alias  # one database for a budgeted block's reads (catalogue.budget)
         if connections[DEFAULT_DB_ALIAS].in_atomic_block:
             return None  # a transaction on the primary reads its own writes
         return pick_replica()

@@ -35,3 +35,24 @@ def test_a_paused_replica_on_a_busy_primary_is_at_least_as_late_as_its_pause():
 
 def test_a_single_position_not_replayed_tells_only_that_the_lag_is_unknown():
     assert replay_lag([(10.0, 9000)], replayed=8000, now=10.0) == (0.0, math.inf)
+
+
+def test_a_pinned_block_reads_the_catalogue_from_one_database_only():
+    """Issue 36.1: a budget's statement timeout lives in one transaction on one database,
+    so the router must not pick another replica per query inside it."""
+    from catalogue.models import Food
+    from catalogue.routing import catalogue_read_alias, pinned, pinned_reads
+    from foodservice import replicas
+
+    router = replicas.ReplicaRouter()
+    token = replicas._reads_allowed.set(True)
+    try:
+        assert pinned() is None
+        with pinned_reads("replica2"):
+            assert catalogue_read_alias() == "replica2"
+            assert {router.db_for_read(Food) for _ in range(20)} == {"replica2"}
+        assert pinned() is None
+    finally:
+        replicas._reads_allowed.reset(token)
+    with pinned_reads("replica2"):  # a POST: the primary, whatever is pinned
+        assert router.db_for_read(Food) is None
