@@ -102,7 +102,8 @@ class RedisMeter:
         if not (state_key.startswith(head) and state_key.endswith("}")):
             return None
         number = state_key[len(head) : -1]
-        return int(number) if number.isdigit() else None
+        # ASCII digits only: "²" is a digit to str.isdigit() and a ValueError to int()
+        return int(number) if number.isascii() and number.isdigit() else None
 
     def consume(
         self,

@@ -91,8 +91,14 @@ def parse_range(params: Mapping[str, str], *, now: datetime) -> HistoryRange:
     ``end`` (ISO 8601 dates or date-times, UTC unless an offset is given; ``end``
     defaults to now): ``start`` is moved back to the start of its hour or day and
     ``end`` forward to the end of its, so a range is always whole buckets. At most 744
-    hours or 366 days; nothing after the current hour or day. ``key``: a key id, or
-    every key of the account when absent."""
+    hours or 366 days; nothing after the current hour or day, nothing before the year
+    2000 (in UTC, once any offset is applied). ``key``: a key id in ASCII digits, or
+    every key of the account when absent.
+
+    Never raises anything but ``RangeError`` (issue 36.3): a moment ``datetime`` cannot
+    hold once its offset is applied or its bucket rounded up (near 9999-12-31) is a
+    ``RangeError`` too, and ``end`` is compared with the current hour before it is
+    rounded up."""
     unknown = sorted(set(params) - set(PARAMETERS))
     if unknown:
         raise RangeError(unknown[0], "Unknown parameter.")
@@ -110,16 +116,18 @@ def parse_range(params: Mapping[str, str], *, now: datetime) -> HistoryRange:
     start = floor_to(_moment(params["start"], "start"), granularity)
     step = STEP[granularity]
     last = floor_to(now, granularity) + step
+    if start >= last:
+        raise RangeError("start", "Must not be after the current hour or day.")
     end = last
     if "end" in params:
         given = _moment(params["end"], "end")
+        if given > last:  # before rounding up: past 9999-12-31 there is no next bucket
+            raise RangeError("end", "Must not be after the current hour or day.")
         end = floor_to(given, granularity)
         if end < given:
             end += step
-    if end <= start:
-        raise RangeError("end", "Must be after start.")
-    if end > last:
-        raise RangeError("end", "Must not be after the current hour or day.")
+        if end <= start:
+            raise RangeError("end", "Must be after start.")
     return _bounded(HistoryRange(granularity, start, end, key_id), "start")
 
 
@@ -135,7 +143,9 @@ def _bounded(found: HistoryRange, parameter: str) -> HistoryRange:
 def _key_id(value: str | None) -> int | None:
     if value is None:
         return None
-    if not value.isdigit() or len(value) > 18:
+    # str.isdigit() also holds for "²", "①" and "١٢", which int() refuses or reads as
+    # a number nobody typed (issue 36.3): ASCII digits only.
+    if not (value.isascii() and value.isdigit()) or len(value) > 18:
         raise RangeError("key", "A key id (a positive whole number).")
     return int(value)
 
@@ -155,6 +165,10 @@ def _moment(value: str, parameter: str) -> datetime:
         raise RangeError(parameter, "An ISO 8601 date or date-time.") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
+    try:  # 9999-12-31T23:59-23:59 is past the last moment a datetime holds in UTC
+        moment = moment.astimezone(UTC)
+    except OverflowError:
+        raise RangeError(parameter, "Outside the dates this service answers for.") from None
     if moment.year < 2000:
         raise RangeError(parameter, "Must be in the year 2000 or later.")
-    return moment.astimezone(UTC)
+    return moment

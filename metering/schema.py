@@ -176,12 +176,14 @@ class UsageHistorySchema(OpenApiViewExtension):
                     _query(
                         "start",
                         "ISO 8601 date or date-time (UTC unless an offset is given), moved "
-                        "back to the start of its hour or day.",
+                        "back to the start of its hour or day; in the year 2000 (UTC) or "
+                        "later, not after the current hour or day.",
                     ),
                     _query(
                         "end",
                         "ISO 8601 date or date-time, moved forward to the end of its hour "
-                        "or day; default now. At most 744 hours or 366 days after `start`.",
+                        "or day; default now, and not after the current hour or day. At "
+                        "most 744 hours or 366 days after `start`.",
                     ),
                     _query(
                         "key", "A key id of the account; default every key.", pattern="^[0-9]+$"

@@ -145,6 +145,12 @@ def test_a_revoked_keys_history_stays_readable_with_another_key(api_client, cloc
         ({"key": "9" * 40}, "key"),
         ({"foo": "1"}, "foo"),
         ({"start": "2026-03-10" + "0" * 60}, "start"),
+        # issue 36.3: each was a 500 (ValueError, OverflowError)
+        ({"key": "²"}, "key"),
+        ({"key": "①"}, "key"),
+        ({"start": "9999-12-31T23:30:00Z", "end": "9999-12-31T23:59:00Z"}, "start"),
+        ({"start": "2026-03-10", "end": "9999-12-31T23:59:00Z"}, "end"),
+        ({"start": "2026-03-01", "end": "9999-12-31T23:59:59-23:59"}, "end"),
     ],
 )
 def test_bad_parameters_are_a_400_problem_naming_the_parameter(
@@ -171,6 +177,30 @@ def test_another_accounts_key_is_a_404_like_an_unknown_one(api_client, key_and_s
 
 def test_without_a_key_it_is_the_opaque_401(api_client):
     assert api_client.get("/v1/usage/history").status_code == 401
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "start=9999-12-31T23:30:00Z&end=9999-12-31T23:59:00Z",
+        "start=2026-03-10&end=9999-12-31T23:59:00Z",
+        "by=hour&start=2026-03-01&end=9999-12-31T23:59:59-23:59",
+        "start=9999-12-31T23:59:59.999999-23:59:59",
+    ],
+)
+def test_the_dashboard_csvs_answer_a_range_past_the_calendar_with_a_400(
+    key_and_secret, clock, query
+):
+    """Issue 36.3: the same values on the CSV downloads were an HTML 500; now the
+    dashboard's plain-text 400 naming the parameter, as for any bad range."""
+    key = key_and_secret[0]
+    browser = Client()
+    browser.force_login(key.account.owner)
+    for path in ("/usage/usage.csv", f"/usage/keys/{key.pk}/usage.csv"):
+        response = browser.get(f"{path}?{query}")
+        assert response.status_code == 400, (path, response.content[:200])
+        assert response["Content-Type"].startswith("text/plain")
+        assert response.content.decode().split(":")[0] in ("start", "end")
 
 
 def test_the_dashboard_csv_holds_the_same_numbers(api_client, clock):
