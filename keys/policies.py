@@ -11,7 +11,7 @@ import ipaddress
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
-from foodservice.core.clientaddr import claimed_address
+from foodservice.core.clientaddr import claimed_address, is_trusted
 from keys.principal import KeyPrincipal
 
 # Reminder e-mails, in days before the expiry; 0 is the expiry itself (audited).
@@ -64,15 +64,7 @@ def address_allowed(allowed: Sequence[str], client: str | None) -> bool:
     IPv4-mapped IPv6 address counts as its IPv4 one)."""
     if not allowed:
         return True
-    if not client:
-        return False
-    try:
-        address = ipaddress.ip_address(client)
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return any(address in ipaddress.ip_network(net) for net in allowed)
+    return bool(client) and is_trusted(client, (ipaddress.ip_network(n) for n in allowed))
 
 
 def principal_allows_address(
