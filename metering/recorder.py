@@ -9,7 +9,10 @@ daemon thread of each web worker (no extra process) calls
 that worker saw, and, on its first round and every ``SWEEP_SECONDS``, for every account
 the meter holds (one worker at a time, by a short Redis lock), so the counts of a worker
 killed before its flush are copied by the next sweep or by the next worker to see the
-account. A graceful exit flushes once more. The copy is of absolute values: running it
+account. Every ordinary stop flushes once more (issue 36.5): a normal exit, SIGINT
+(KeyboardInterrupt) and ``sys.exit`` through ``atexit``; SIGTERM and SIGHUP, whose
+default action ends the process without running ``atexit``, through ``flush_on_stop``
+(installed by ``MeteringConfig.ready``). The copy is of absolute values: running it
 twice, late or from two workers at once changes nothing.
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +36,11 @@ logger = logging.getLogger("foodservice.metering")
 SWEEP_SECONDS = 60.0
 # While flushes keep failing, a one-line reminder at most this often.
 REPEAT_LOG_SECONDS = 60.0
+# Signals whose default action ends the process without ``atexit`` (SIGINT's default
+# handler raises KeyboardInterrupt, which runs it), and how long a stop waits for the
+# last flush (a few milliseconds normally; bounded for a database that does not answer).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+STOP_FLUSH_SECONDS = 5.0
 
 
 class Flusher:
@@ -134,6 +143,40 @@ flusher = Flusher(_flush)
 
 def _after_fork_in_child() -> None:
     flusher.reset()
+
+
+def flush_on_stop() -> list[signal.Signals]:
+    """Make SIGTERM and SIGHUP flush what this process counted before it ends, as their
+    default action would end it; returns the signals handled.
+
+    Only from the main thread (the only one that may set a handler), and only for a
+    signal whose handler is still the default: a process that ignores one (``nohup``)
+    keeps ignoring it, and a server with handlers of its own keeps them. gunicorn's
+    workers set theirs before loading the app (SIGTERM ends a worker gracefully, SIGINT
+    and SIGQUIT at once, each through ``sys.exit``, so ``atexit`` flushes), and
+    runserver's autoreloader sets SIGTERM to ``sys.exit`` after it; so this serves
+    ``runserver --noreload`` (``make run``), the management commands, and a worker's
+    SIGHUP, which gunicorn leaves at its default."""
+    if threading.current_thread() is not threading.main_thread():
+        return []
+    handled = [s for s in STOP_SIGNALS if signal.getsignal(s) is signal.SIG_DFL]
+    for signum in handled:
+        signal.signal(signum, _flush_then_stop)
+    return handled
+
+
+def _flush_then_stop(signum: int, frame: object) -> None:
+    """Flush from a thread of its own, waiting at most ``STOP_FLUSH_SECONDS`` (the main
+    thread, interrupted here, may hold the in-process meter's lock, which a flush on it
+    would wait for forever), then end the process by the same signal with its default
+    action, so a supervisor (systemd, Docker, Kubernetes) sees the usual status."""
+    last = threading.Thread(target=flusher.flush_quietly, name="usage-flush-on-stop", daemon=True)
+    last.start()
+    last.join(STOP_FLUSH_SECONDS)
+    if last.is_alive():
+        logger.warning("usage history flush on stop unfinished after %.0f s", STOP_FLUSH_SECONDS)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
