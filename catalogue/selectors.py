@@ -131,8 +131,8 @@ def food_search(
 # ranked by an expression over every such row) are more than this is not ranked over
 # all of them: its last word is a prefix held by too many foods (``che``: 30,813, ``orga``:
 # 18,088; 2 us a row, 90-360 ms, issue 36.1), and is searched completed instead
-# (``_completed``). Counting up to the cap reads at most that many rows (1-5 ms).
-TAIL_RANK_CAP = 2_000
+# (``_completed``). Counting up to the cap reads at most that many rows (1-10 ms).
+TAIL_RANK_CAP = 1_000
 
 
 class _TooBroad(Exception):
