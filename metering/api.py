@@ -18,7 +18,7 @@ from metering.history import OUTCOME_NAMES
 from metering.history_range import RangeError, parse_range
 from metering.selectors import principal_usage, usage_history_by_key, usage_totals
 from metering.services import usage_refund
-from metering.throttling import MeterThrottle, meter_decision, meter_now
+from metering.throttling import METERED_METHODS, MeterThrottle, meter_decision, meter_now
 
 
 class MeteredAPIView(APIView):
@@ -36,6 +36,13 @@ class MeteredAPIView(APIView):
     An admitted request answered 5xx (a database outage, a bug) gives its unit back
     (issue 11.7): one more meter call, on that error path only; its RateLimit headers
     then describe the standing without it.
+
+    A body the view could not read for its media type (a metered method other than GET
+    and HEAD, with a body whose ``Content-Type`` no parser takes) is the 415
+    ``unsupported-media-type`` before the meter decides (issue 36.6): decided from the
+    headers alone, after authentication, so it is never counted and takes no burst
+    token, like a 401, and carries no RateLimit headers. The body itself is read by the
+    view, after the meter: a malformed one is a counted 400.
     """
 
     throttle_classes = [MeterThrottle]
@@ -54,6 +61,10 @@ class MeteredAPIView(APIView):
         # (keys/authentication.py).
         notes_of(request).key_checked_by_meter = True
         super().initial(request, *args, **kwargs)
+
+    def check_throttles(self, request: Request) -> None:
+        _refuse_unreadable_body(request, self)
+        super().check_throttles(request)
 
     def finalize_response(
         self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any
@@ -74,6 +85,23 @@ class MeteredAPIView(APIView):
             for name, value in ratelimit_headers(decision).items():
                 response[name] = value
         return response
+
+
+def _refuse_unreadable_body(request: Request, view: APIView) -> None:
+    """The 415 DRF would raise when the view reads ``request.data``, raised before the
+    meter instead: the same test on the same headers (``Request._parse``: a body of a
+    non-zero ``Content-Length`` that no parser of the view takes), for the metered
+    methods whose views read a body (``metered_methods`` but GET and HEAD)."""
+    method = request.method or ""
+    if method in METERED_METHODS or method not in getattr(view, "metered_methods", ()):
+        return
+    meta = request.META
+    try:
+        length = int(meta.get("CONTENT_LENGTH", meta.get("HTTP_CONTENT_LENGTH", 0)))
+    except (TypeError, ValueError):
+        length = 0
+    if length and request.negotiator.select_parser(request, request.parsers) is None:
+        raise problems.UnsupportedMediaType()
 
 
 class UsageView(APIView):

@@ -197,7 +197,8 @@ PROBLEM_DOCS: dict[str, ProblemDoc] = {
         ),
     ),
     "unsupported-media-type": ProblemDoc(
-        when="A request body sent with a `Content-Type` other than `application/json`.",
+        when="A request body sent with a `Content-Type` other than `application/json`. "
+        "Not counted: it is refused before the meter decides.",
         action="Send the body as JSON with `Content-Type: application/json`.",
     ),
     "forbidden": ProblemDoc(

@@ -331,3 +331,67 @@ def test_a_metered_view_leaves_the_key_check_to_its_meter_an_unmetered_one_does_
     unmetered = api_client.get("/v1/usage", headers={"X-API-Key": key_and_secret[1]})
     assert unmetered.status_code == 200
     assert not notes_of(unmetered.wsgi_request).key_checked_by_meter
+
+
+# --- a body of the wrong media type (issue 36.6) ------------------------------------------
+
+
+def analyse(client, secret: str, body: bytes | str, content_type: str | None):
+    """POST /v1/analysis (a metered read with a body) with ``body`` as ``content_type``
+    (None: no Content-Type header at all)."""
+    headers = {"X-API-Key": secret}
+    if content_type is None:
+        return client.generic("POST", "/v1/analysis", body, content_type="", headers=headers)
+    return client.post("/v1/analysis", body, content_type=content_type, headers=headers)
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        ('{"ingredients": ["1 egg"]}', "text/plain"),
+        ("ingredients=1+egg", "application/x-www-form-urlencoded"),
+        ('{"ingredients": ["1 egg"]}', None),
+        (b"--x\r\n\r\n1 egg\r\n--x--", "multipart/form-data; boundary=x"),
+    ],
+    ids=["text/plain", "form", "no Content-Type", "multipart"],
+)
+def test_a_body_of_the_wrong_media_type_is_a_415_that_is_not_metered(
+    api_client, key_and_secret, clock, body, content_type
+):
+    """Refused from the headers before the meter decides (metering/api.py): no unit, no
+    burst token, no RateLimit headers, nothing in the key's outcome buckets, like a
+    401; the same body as JSON is a counted 400 (docs/metering.md, "What is metered")."""
+    secret = key_and_secret[1]
+    response = analyse(api_client, secret, body, content_type)
+    assert response.status_code == 415
+    assert response["Content-Type"] == "application/problem+json"
+    problem = response.json()
+    assert (problem["type"], problem["status"]) == ("/problems/unsupported-media-type", 415)
+    assert problem["detail"] == "Send the request body as application/json."
+    assert not any(name in response for name in RATELIMIT + IETF)
+    assert usage(api_client, secret)["request_count"] == 0
+    counted = analyse(api_client, secret, '{"ingredients": []}', "application/json")
+    assert counted.status_code == 400
+    assert counted["RateLimit"].startswith('"quota";r=249;')  # the 415 took no unit
+    assert '"burst";r=9;' in counted["RateLimit"]  # nor a burst token
+    assert usage(api_client, secret)["request_count"] == 1
+    usage_flush()
+    hour = key_usage_hourly(key=key_and_secret[0], now=T0)[-1]
+    assert (hour.count, hour.quota_refused, hour.burst_refused, hour.failed) == (1, 0, 0, 0)
+
+
+def test_an_empty_body_of_any_media_type_is_the_counted_400_of_an_empty_list(
+    api_client, key_and_secret, clock
+):
+    """No body, nothing to parse: DRF reads it as ``{}`` whatever its Content-Type, so
+    the view answers (a counted 400), as before."""
+    secret = key_and_secret[1]
+    response = analyse(api_client, secret, b"", "text/plain")
+    assert response.status_code == 400
+    assert response.json()["type"] == "/problems/invalid-ingredients"
+    assert usage(api_client, secret)["request_count"] == 1
+
+
+def test_a_wrong_media_type_without_a_key_is_the_401(api_client, db):
+    response = api_client.post("/v1/analysis", "1 egg", content_type="text/plain")
+    assert response.status_code == 401
