@@ -1,169 +1,158 @@
-"""Worst search inputs against an ordinary search (issue 24.1), on a loaded PostgreSQL
-catalogue: time and memory of ``GET /v1/foods?q=...`` through the whole view stack.
+"""Hostile inputs against ordinary ones (issues 24.1 and 36.2), on a loaded PostgreSQL
+catalogue: what the worst input costs on ``GET /v1/foods``, ``GET /v1/suggest`` and
+``POST /v1/analysis``, and what a paying account sending them does to another's search.
 
-    .venv/bin/python bench/search_worst.py --database-url postgres://.../fs_full_copy
+    .venv/bin/python bench/search_worst.py --database-url postgres://.../fs_full
     .venv/bin/python bench/search_worst.py --database-url ... --before /tmp/main-export
+    .venv/bin/python bench/search_worst.py --database-url ... --contention
 
-Each input runs in a fresh process with a fresh database connection, so its peaks are its
-own: the worker's peak RSS growth (``ru_maxrss``) and the PostgreSQL backend's
-(``VmHWM`` - ``VmRSS`` before, from /proc, same host). Time: the input's first
-request (nothing of it cached), and the median of 3 more. ``--before DIR`` also runs
-the inputs that the old code accepted with the code exported in DIR
-(``git archive main | tar -x -C DIR``), for the before/after ratio in the same run.
-Figures are appended under "## Worst search inputs" in bench/RESULTS.md.
+**Cost** (always): each code tree (this one, and with ``--before DIR`` the code exported
+in DIR: ``git archive main | tar -x -C DIR``) runs in a process of its own through the
+whole view stack (Django's test client: key check, parsing, search, rendering), the
+worker memory off (every request computes its answer) and no metering. Every input is
+sent ``--rounds`` times, the inputs interleaved round by round, so the machine's noise
+falls on all alike. Time: the median request; CPU: the worker's (``process_time``) plus
+its PostgreSQL backend's (``/proc/<pid>/schedstat``, nanoseconds) per request. Each
+input is set against the median of its endpoint's ordinary inputs; an analysis per
+line, against a body of as many ordinary lines (bench/analysis_judged_set.py).
+
+**Contention** (``--contention``): one gunicorn as in production (gunicorn.conf.py, the
+Redis meter on a throwaway key prefix, worker memory off), a Head Chef account searching
+ordinary queries one after another, first alone, then while a Sous Chef key sends the
+hostile inputs within its burst limit (``--rate``, 10/s as the tier allows). The Head
+Chef's p50/p95 in both phases, and their ratio.
+
+Figures are appended under "## Hostile inputs" in bench/RESULTS.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
-import platform
-import random
-import string
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-KM = "\u3316"  # NFKD: six letters
+# Appended, not put first: a child measuring another tree has it first on PYTHONPATH.
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
 
-_rng = random.Random(24)
-
-
-def _junk(n: int) -> str:
-    return "".join(_rng.choice(string.ascii_lowercase) for _ in range(n))
-
-
-INPUTS: list[tuple[str, str]] = [
-    ("ordinary: chicken breast", "chicken breast"),
-    ("ordinary typo: chiken brest", "chiken brest"),
-    ("200 x U+3316 (1,200 letters once normalised)", KM * 200),
-    ("6 words of 32 x U+3316", " ".join([KM * 32] * 6)),
-    ("6 unknown words of 30 letters (longest corrected)", " ".join(_junk(30) for _ in range(6))),
-    ("6 unknown words of 31 letters (not corrected)", " ".join(_junk(31) for _ in range(6))),
-    ("6 words of 30 common letters", " ".join(["chickenbreastchickenbreastchic"] * 6)),
-    ("100 one-letter words", " ".join("abcdefghij" * 10)),
-    ("50 unknown three-letter words", " ".join(_junk(3) for _ in range(50))),
-    ("200 digits", "1234567890" * 20),
-]
-BEFORE = {"ordinary: chicken breast", "ordinary typo: chiken brest", "6 words of 32 x U+3316"}
+from bench import worst_inputs as inputs  # noqa: E402
+from bench.loadkit import machine, percentile, write_section  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--before", help="a checkout of the old code to compare with")
-    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--contention", action="store_true")
+    parser.add_argument("--seconds", type=float, default=20, help="per contention phase")
+    parser.add_argument("--rate", type=float, default=9.0, help="hostile requests a second")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.one is not None:
-        print(json.dumps(measure_one(INPUTS[args.one][1])))
+    if args.child:
+        print(json.dumps(measure_all(args.rounds)))
         return
-    rows = []
-    load = os.getloadavg()
-    for index, (name, _) in enumerate(INPUTS):
-        after = run(index, args.database_url, ROOT)
-        before = run(index, args.database_url, Path(args.before)) if (
-            args.before and name in BEFORE
-        ) else None  # fmt: skip
-        rows.append((name, after, before))
-        print(name, after, before, flush=True)
-    write_results(rows, load, bool(args.before))
+    body = [f"{machine()}; `bench/search_worst.py --rounds {args.rounds}`.", ""]
+    after = run_child(ROOT, args.database_url, args.rounds)
+    before = run_child(Path(args.before), args.database_url, args.rounds) if args.before else {}
+    body += cost_table(after, before)
+    if args.contention:
+        from bench.worst_contention import contention
+
+        trees = [("this tree", ROOT)] + ([("before", Path(args.before))] if args.before else [])
+        for name, code in trees:
+            found = contention(args.database_url, root=code, seconds=args.seconds, rate=args.rate)
+            body += ["", f"Contention, {name}:", "", *found]
+    print("\n".join(body))
+    write_section("## Hostile inputs (issue 36.2)", "\n".join(body))
 
 
-def run(index: int, url: str, code: Path) -> dict:
-    env = os.environ | {"DATABASE_URL": url, "METERING_ENABLED": "0", "PYTHONPATH": str(code)}
+def run_child(code: Path, url: str, rounds: int) -> dict[str, dict]:
+    """The figures of every input, measured by ``code`` in a process of its own."""
+    env = os.environ | {
+        "DATABASE_URL": url,
+        "METERING_ENABLED": "0",
+        "CATALOGUE_VERSION_SECONDS": "0",
+        "LOG_LEVEL": "ERROR",
+        "PYTHONPATH": f"{code}:{ROOT}",
+    }
     env.pop("REDIS_URL", None)
-    script = Path(__file__).resolve()
+    command = [sys.executable, str(Path(__file__).resolve()), "--database-url", url]
     out = subprocess.run(
-        [sys.executable, str(script), "--database-url", url, "--one", str(index)],
+        [*command, "--child", str(code), "--rounds", str(rounds)],
         cwd=code, env=env, capture_output=True, text=True, check=True,
     )  # fmt: skip
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure_one(q: str) -> dict:
-    import resource
-    import statistics
-    import time
-
-    sys.path.insert(0, os.environ["PYTHONPATH"])
+def measure_all(rounds: int) -> dict[str, dict]:
+    """In the child: every input ``rounds`` times, interleaved; figures per input."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
     import django
 
     django.setup()
-    from django.db import connection
-    from django.test import Client
+    from bench.worst_probe import Probe
 
-    from accounts.services import account_create
-    from keys.services import key_create
+    probe = Probe()
+    seen: dict[str, list[tuple[int, float, float]]] = {c.key: [] for c in inputs.CASES}
+    for _ in range(rounds):
+        for case in inputs.CASES:
+            seen[case.key].append(probe.send(case))
+    return {name: _figures(samples) for name, samples in seen.items()}
 
-    account = account_create(
-        email=f"worst{random.randrange(10**9)}@example.com", tier="head_chef", market="US"
-    )
-    client = Client(HTTP_X_API_KEY=key_create(account=account, label="bench")[1])
-    client.get("/v1/foods", {"q": "milk"})  # connection, caches: not this input's cost
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        backend = cursor.fetchone()[0]
-    backend_before = _proc_kb(backend, "VmRSS")
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    start = time.perf_counter()
-    status = client.get("/v1/foods", {"q": q}).status_code  # its first time: no cache
-    first = (time.perf_counter() - start) * 1000
-    times = []
-    for _ in range(3):
-        start = time.perf_counter()
-        client.get("/v1/foods", {"q": q})
-        times.append((time.perf_counter() - start) * 1000)
-    rss_growth = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
+
+def _figures(samples: list[tuple[int, float, float]]) -> dict:
     return {
-        "status": status,
-        "ms": round(first, 1),
-        "again_ms": round(statistics.median(times), 1),
-        "worker_mb": round(rss_growth / 1024, 1),
-        "backend_mb": round((_proc_kb(backend, "VmHWM") - backend_before) / 1024, 1),
+        "status": samples[-1][0],
+        "ms": round(statistics.median(s[1] for s in samples), 2),
+        "cpu_ms": round(statistics.mean(s[2] for s in samples), 2),
     }
 
 
-def _proc_kb(pid: int, field: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return 0
-
-
-def write_results(rows: list, load: tuple[float, ...], with_before: bool) -> None:
-    base = rows[0][1]["ms"]
+def cost_table(after: dict[str, dict], before: dict[str, dict]) -> list[str]:
+    """Rows of every input: status, ms, CPU ms, and both against its endpoint's
+    ordinary inputs (per line for an analysis); the worst accepted ratio per endpoint."""
     lines = [
-        "",
-        "## Worst search inputs (issue 24.1)",
-        "",
-        f"{dt.date.today()}, {platform.node()}, {os.cpu_count()} cores, load average "
-        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; `bench/search_worst.py` on the full "
-        "catalogue (PostgreSQL), one run: `GET /v1/foods` through the view stack, the input's "
-        "first request (nothing cached; `again ms`: median of 3 more); memory is each "
-        "input's peak growth in a fresh process (worker `ru_maxrss`, PostgreSQL backend `VmHWM`).",
-        "",
-        "| input | status | ms | x ordinary | again ms | worker MB | backend MB |"
-        + (" before: status / ms / worker MB / backend MB |" if with_before else ""),
-        "|---|---|---|---|---|---|---|" + ("---|" if with_before else ""),
+        "| endpoint | input | status | ms | CPU ms | x ordinary (time) | x ordinary (CPU) |"
+        + (" before: status / ms / CPU ms |" if before else ""),
+        "|---|---|---|---|---|---|---|" + ("---|" if before else ""),
     ]
-    for name, after, before in rows:
-        cells = [name, after["status"], after["ms"], f"{after['ms'] / base:.2f}",
-                 after["again_ms"], after["worker_mb"], after["backend_mb"]]  # fmt: skip
-        if with_before:
-            cells.append(
-                f"{before['status']} / {before['ms']} / {before['worker_mb']} / "
-                f"{before['backend_mb']}"
-                if before
-                else "(not run)"
-            )
+    worst: dict[str, tuple[float, float, str]] = {}
+    for case in inputs.CASES:
+        got, base = after[case.key], _ordinary(after, case.group)
+        per = case.lines or 1
+        x_time = got["ms"] / per / base["ms"]
+        x_cpu = got["cpu_ms"] / per / base["cpu_ms"]
+        cells = [case.group, case.name, got["status"], got["ms"], got["cpu_ms"]]
+        cells += [f"{x_time:.2f}", f"{x_cpu:.2f}"]
+        if before:
+            old = before.get(case.key)
+            cells.append(f"{old['status']} / {old['ms']} / {old['cpu_ms']}" if old else "")
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
-    with (ROOT / "bench" / "RESULTS.md").open("a") as out:
-        out.write("\n".join(lines) + "\n")
+        if got["status"] == 200 and not case.ordinary:
+            current = worst.get(case.group, (0.0, 0.0, ""))
+            worst[case.group] = max(current, (max(x_time, x_cpu), x_cpu, case.name))
+    lines.append("")
+    for endpoint, (ratio, _, name) in sorted(worst.items()):
+        lines.append(f"- worst accepted on {endpoint}: {name!r}, {ratio:.2f}x ordinary")
+    return lines
 
+
+def _ordinary(figures: dict[str, dict], group: str) -> dict[str, float]:
+    """The median of ``group``'s ordinary inputs (per line for an analysis)."""
+    cases = [c for c in inputs.CASES if c.group == group and c.ordinary]
+    return {
+        field: statistics.median(figures[c.key][field] / (c.lines or 1) for c in cases)
+        for field in ("ms", "cpu_ms")
+    }
+
+
+__all__ = ["main", "percentile"]
 
 if __name__ == "__main__":
     main()
