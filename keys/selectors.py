@@ -115,10 +115,11 @@ def key_get(*, key_id: int | str, account: Account | None = None) -> ApiKey:
     """The key with ``key_id`` (of ``account`` when given), or the not-found problem.
 
     Scoping by account is how the dashboard makes another account's key a 404."""
-    try:
-        pk = int(key_id)
-    except (TypeError, ValueError):
-        raise problems.NotFound(f"No key with id {key_id!r}.") from None
+    text = str(key_id)
+    # ASCII digits only: int() also reads '١٢' (Arabic-Indic digits) as 12 (issue 36.3).
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        raise problems.NotFound(f"No key with id {key_id!r}.")
+    pk = int(text)
     queryset = ApiKey.objects.select_related("account__owner")
     if account is not None:
         queryset = queryset.filter(account=account)

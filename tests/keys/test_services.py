@@ -131,3 +131,27 @@ def test_services_never_log_a_secret(account, caplog):
     key_revoke(key=key)
     assert "svc_sk_live_" not in caplog.text
     assert secret not in caplog.text and rotated not in caplog.text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "spell",
+    [
+        lambda n: str(n).translate(
+            str.maketrans(
+                "0123456789", "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669"
+            )
+        ),
+        lambda n: f" {n}",
+        lambda n: f"{n}.0",
+        lambda n: f"+{n}",
+    ],
+)
+def test_a_key_id_is_ascii_digits_only(spell):
+    """Issue 36.3: int() reads Arabic-Indic digits, so rotate_key '١٢' acted on key 12."""
+    from keys.selectors import key_get
+
+    key, _ = key_create(account=AccountFactory(), label="k")
+    assert key_get(key_id=str(key.pk)) == key
+    with pytest.raises(problems.NotFound):
+        key_get(key_id=spell(key.pk))
