@@ -44,7 +44,7 @@ Choices:
   nginx's slow-client protection. Any other address (a private interface, a
   container's ``0.0.0.0``) is named in ``GUNICORN_BIND``. Whatever the bind, the client
   address is the socket's unless the connection comes from ``TRUSTED_PROXIES``
-  (foodservice/core/clientaddr.py): gunicorn's own ``forwarded_allow_ips`` governs only
+  (core/clientaddr.py): gunicorn's own ``forwarded_allow_ips`` governs only
   the scheme headers it reads and never ``X-Forwarded-For``.
 - **Timeouts.** 30 s for a silent worker, 30 s of grace on ``SIGTERM`` / ``SIGHUP``.
   Keep-alive 75 s: longer than the proxy's idle timeout (60 s for nginx upstream
@@ -131,7 +131,7 @@ if not control_socket_disable:
 # Django reads X-Forwarded-Proto itself (SECURE_PROXY_SSL_HEADER); gunicorn's own
 # request limits (8 KB per header, 100 headers) stay at their defaults.
 
-# --- Prometheus multi-process mode (foodservice/core/metrics.py) ---------------------------
+# --- Prometheus multi-process mode (core/metrics.py) ---------------------------
 # Read again on every reload (SIGHUP): the environment remembers the directory, and
 # that this file made it, so the first one is kept and removed at exit.
 _OWNED = "FOODSERVICE_OWNS_METRICS_DIR"

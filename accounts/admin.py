@@ -26,8 +26,8 @@ from accounts.audit.actors import Actor, ActorKind
 from accounts.models import Account, User
 from accounts.services import account_set_tier
 from accounts.tiers import Tier, TierLimits
-from foodservice.core.cli import iso
-from metering.windows import billing_period
+from core.calendar import billing_period
+from core.cli import iso
 
 
 class UserCreationForm(AdminUserCreationForm):

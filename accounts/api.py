@@ -12,7 +12,7 @@ from accounts.audit.actors import Actor
 from accounts.models import Account
 from accounts.services import account_set_market
 from catalogue.selectors import markets_offered_named
-from foodservice.core import problems
+from core import problems
 
 
 def _market_body(market: str) -> dict[str, Any]:

@@ -19,8 +19,8 @@ from django.utils import timezone
 
 from accounts import signin_limit
 from accounts.models import User
-from foodservice.core.clientaddr import client_address
-from foodservice.core.requestnotes import notes_of
+from core.clientaddr import client_address
+from core.requestnotes import notes_of
 
 
 def client_of(request: HttpRequest) -> str:

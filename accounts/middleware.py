@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from accounts.signin_limit import Kind, Refusal
-from foodservice.core.requestnotes import notes_of
+from core.requestnotes import notes_of
 
 MESSAGES = {
     Kind.SIGN_IN: (

@@ -8,8 +8,8 @@ from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
 from accounts.tiers import Tier
-from foodservice.core import problems
-from foodservice.core.openapi import component, described, operation
+from core import problems
+from core.openapi import component, described, operation
 
 _CODE = {"type": "string", "pattern": "^[A-Z]{2}$", "example": "US"}
 MARKET = component(

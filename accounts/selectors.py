@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from accounts.models import Account
-from foodservice.core import problems
+from core import problems
 
 
 def account_get_by_email(*, email: str) -> Account:

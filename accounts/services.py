@@ -20,7 +20,7 @@ from accounts.audit.services import audit_record
 from accounts.models import Account, User
 from accounts.tiers import Tier, TierLimits
 from catalogue.selectors import markets_offered
-from foodservice.core import problems
+from core import problems
 from keys.services import keys_forget_account
 
 _MARKET = re.compile(r"[A-Za-z]{2}")

@@ -56,7 +56,7 @@ ACCOUNTS = 6
 
 REVOKE = """
 import json, time
-from foodservice.core.problems import ServiceUnavailable
+from core.problems import ServiceUnavailable
 from keys.models import ApiKey
 from keys.services import key_revoke
 refused = 0

@@ -21,8 +21,8 @@ from catalogue.conditional import CACHE_CONTROL, etag_for, etag_of_bytes, is_not
 from catalogue.paging import Position, cursor_dumps, position_for, with_cursor_search
 from catalogue.params import MAX_PAGE_OFFSET, MAX_Q_LENGTH, FoodQuery, parse_food_query
 from catalogue.text import clean_query
-from foodservice.core import problems
-from foodservice.core.controlchars import refuse_in_api
+from core import problems
+from core.controlchars import refuse_in_api
 from metering.api import MeteredAPIView
 from metering.throttling import meter_decision
 

@@ -38,7 +38,7 @@ from django.db import OperationalError, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 from catalogue.routing import catalogue_read_alias, pinned_reads
-from foodservice.core.problems import QueryTimeout
+from core.problems import QueryTimeout
 
 # PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout (query_canceled).
 _CANCELED = "57014"

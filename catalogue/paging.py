@@ -18,7 +18,7 @@ from typing import Any
 
 from django.core import signing
 
-from foodservice.core.problems import InvalidParameter
+from core.problems import InvalidParameter
 
 _SALT = "catalogue.cursor"
 

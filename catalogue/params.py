@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from catalogue import text as search_text
 from catalogue.models import DataType
 from catalogue.nutrients import BY_SLUG
-from foodservice.core.problems import InvalidParameter
+from core.problems import InvalidParameter
 
 MAX_Q_LENGTH = 200
 DEFAULT_PAGE_SIZE = 20

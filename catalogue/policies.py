@@ -18,7 +18,7 @@ from django.conf import settings
 from accounts.tiers import is_paid
 from catalogue.params import FoodQuery
 from catalogue.selectors import markets_offered
-from foodservice.core import problems
+from core import problems
 from keys.principal import KeyPrincipal
 
 

@@ -65,7 +65,7 @@ from catalogue.conditional import etag_of_bytes
 from catalogue.memory import LocalBytes
 from catalogue.models import Food, FoodRendering, Nutrient
 from catalogue.routing import catalogue_read_alias
-from foodservice.core import problems
+from core import problems
 
 logger = logging.getLogger("foodservice.catalogue")
 

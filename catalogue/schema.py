@@ -20,8 +20,8 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 from catalogue import params
 from catalogue.models import DataType, Source
 from catalogue.nutrients import HEADLINES
-from foodservice.core import problems
-from foodservice.core.openapi import (
+from core import problems
+from core.openapi import (
     component,
     conditional_headers,
     described,
@@ -358,7 +358,7 @@ METERED_NOTE = (
 
 
 def _read(*, description: str, kinds: tuple, parameters: list | None = None, **rest: Any) -> Any:
-    """A metered, conditional catalogue read: ``foodservice.core.openapi.operation`` plus
+    """A metered, conditional catalogue read: ``core.openapi.operation`` plus
     ``If-None-Match``/``ETag``/304, the RateLimit headers, both 429s and the 414."""
     return operation(
         description=description + METERED_NOTE,

@@ -21,8 +21,8 @@ from catalogue.nutrients import BY_SLUG
 from catalogue.paging import Position
 from catalogue.params import FoodQuery, Sort
 from catalogue.serializers import NutrientRef
-from foodservice.core import problems
-from foodservice.core.redis import UNREACHABLE
+from core import problems
+from core.redis import UNREACHABLE
 
 # Matches are counted up to these many; meta.total_exact says whether the count is
 # exact. A search counts up to the Taster depth (spec 8.2: what a Taster may read):

@@ -94,7 +94,7 @@ def _unpack(value: bytes) -> tuple[bytes, bytes, str] | None:
 def _share(carry: Carry, body: bytes, etag: str) -> None:
     from django_redis import get_redis_connection
 
-    from foodservice.core.redis import UNREACHABLE
+    from core.redis import UNREACHABLE
 
     value = etag.encode() + b"\n" + zlib.compress(body, 1)
     try:

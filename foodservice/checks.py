@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning, register
 
-from foodservice.core.clientaddr import parse_networks
+from core.clientaddr import parse_networks
 
 _HINT = (
     "Set TRUSTED_PROXIES to the addresses or CIDR ranges the proxies connect from: "

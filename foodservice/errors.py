@@ -8,8 +8,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from foodservice.core import problems
-from foodservice.core.problems import is_api_path
+from core import problems
+from core.problems import is_api_path
 from foodservice.exception_handler import problem_response
 
 

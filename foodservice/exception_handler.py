@@ -18,8 +18,8 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from foodservice.core import metrics, problems
-from foodservice.core.redis import UNREACHABLE
+from core import metrics, problems
+from core.redis import UNREACHABLE
 
 logger = logging.getLogger("foodservice.errors")
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.conf import settings
 
-from foodservice.core import problems
+from core import problems
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 

@@ -19,7 +19,7 @@ from gunicorn.http import errors as http_errors
 from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
 from gunicorn.workers.sync import SyncWorker as _SyncWorker
 
-from foodservice.core import problems
+from core import problems
 
 
 def refusal(exc: BaseException) -> problems.Problem:

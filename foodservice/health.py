@@ -29,7 +29,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from foodservice.core import metrics
+from core import metrics
 
 logger = logging.getLogger("foodservice.health")
 

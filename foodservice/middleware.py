@@ -11,9 +11,9 @@ from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from catalogue.conditional import VARY
-from foodservice.core import problems
-from foodservice.core.problems import is_api_path
-from foodservice.core.redis import UNREACHABLE
+from core import problems
+from core.problems import is_api_path
+from core.redis import UNREACHABLE
 from foodservice.exception_handler import problem_for, problem_response
 
 _UNAVAILABLE = (problems.ServiceUnavailable, OperationalError, InterfaceError, *UNREACHABLE)

@@ -6,12 +6,12 @@ redirects, problems, the dashboard). For each request it
 - takes a sane incoming ``X-Request-ID`` or makes one, keeps it on
   the request's notes (``notes_of``) and returns it as the ``X-Request-ID`` response header;
 - logs one record on the ``foodservice.requests`` logger with the fields of
-  ``foodservice.core.logformat.REQUEST_FIELDS``;
-- counts it into the Prometheus metrics (foodservice/core/metrics.py).
+  ``core.logformat.REQUEST_FIELDS``;
+- counts it into the Prometheus metrics (core/metrics.py).
 
 Never logged: a header value, the query string, a body. The path is logged with
 anything shaped like an API key replaced by ``[redacted]``, and the formatters
-(foodservice/core/logformat.py) apply the same redaction to every line they write.
+(core/logformat.py) apply the same redaction to every line they write.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from foodservice.core import metrics
-from foodservice.core.logformat import holds_secret, redact
-from foodservice.core.requestnotes import notes_of
+from core import metrics
+from core.logformat import holds_secret, redact
+from core.requestnotes import notes_of
 from keys.principal import KeyPrincipal
 
 logger = logging.getLogger("foodservice.requests")

@@ -1,6 +1,6 @@
 """The product's OpenAPI document (issue 6): ``postprocess`` completes what
 drf-spectacular builds from the apps' ``schema.py`` modules (which use the generic
-helpers of ``foodservice.core.openapi``):
+helpers of ``core.openapi``):
 
 - the components the apps registered, the generic ``Problem`` and one
   ``<Kind>Problem`` per kind some operation answers with;
@@ -22,7 +22,7 @@ from django.template.loader import render_to_string
 
 from accounts.tiers import Tier, is_paid, tier_limits
 from catalogue.selectors import markets_offered
-from foodservice.core.openapi import (
+from core.openapi import (
     components,
     error_tag,
     generic_problem_schema,
@@ -31,8 +31,8 @@ from foodservice.core.openapi import (
     problem_schema,
     ref,
 )
-from foodservice.core.problems import all_problem_types
-from foodservice.core.redis import UNREACHABLE
+from core.problems import all_problem_types
+from core.redis import UNREACHABLE
 from keys.schema import KEY_FORMAT
 
 ENDPOINT_TAGS: dict[str, tuple[str, str]] = {

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from foodservice.core.clientaddr import parse_networks
-from foodservice.core.env import (
+from core.clientaddr import parse_networks
+from core.env import (
     database_from_url,
     env_bool,
     env_choice,
@@ -21,7 +21,7 @@ from foodservice.core.env import (
     env_str,
     local_base_url,
 )
-from foodservice.core.redis import topology_from_settings
+from core.redis import topology_from_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("FOODSERVICE_VAR_DIR", str(BASE_DIR / "var")))
@@ -83,7 +83,7 @@ MIDDLEWARE = [
     "foodservice.middleware.ProblemMiddleware",
     # Before anything reads the session or the database: NUL and other control
     # characters get a 404/400 on every route (issue 11.6).
-    "foodservice.core.controlchars.ControlCharacterMiddleware",
+    "core.controlchars.ControlCharacterMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Before CommonMiddleware, so it strips the Content-Length that one adds to a 304.
     "foodservice.middleware.NotModifiedMiddleware",
@@ -156,7 +156,7 @@ REDIS_URL = env_str("REDIS_URL")
 # worker starts, so it connects while any one node is down. REDIS_SENTINELS
 # (host:port,...) and REDIS_SENTINEL_MASTER: the primary is the one these sentinels
 # name; REDIS_URL then gives only the database number and credentials. Every Redis
-# client is built by foodservice/core/redis.py (docs/operations.md, "Redis topologies").
+# client is built by core/redis.py (docs/operations.md, "Redis topologies").
 REDIS_CLUSTER = env_bool("REDIS_CLUSTER", default=False)
 # Every key this service writes to Redis starts with REDIS_KEY_PREFIX and a colon (the
 # caches, the meter, the key epochs), so several test runs or services can share one
@@ -179,7 +179,7 @@ if REDIS_URL:
         # retry on a broken pooled connection and none on timeouts: redis-py's default
         # retries with backoff would stall every request for seconds while Redis is down
         # (the key cache then falls back to the database).
-        "CONNECTION_FACTORY": "foodservice.core.redis.ConnectionFactory",
+        "CONNECTION_FACTORY": "core.redis.ConnectionFactory",
         "SOCKET_CONNECT_TIMEOUT": 0.5,
         "SOCKET_TIMEOUT": 0.5,
     }
@@ -366,7 +366,7 @@ SIGNIN_ACCOUNT_CEILING = int(env_str("SIGNIN_ACCOUNT_CEILING", "100"))  # per ad
 # connection's, unless it comes from one of our reverse proxies: X-Forwarded-For is read
 # only from TRUSTED_PROXIES (addresses or CIDR ranges they connect from), peeling at most
 # TRUSTED_PROXY_COUNT entries, each only when the one before it names a trusted proxy
-# (foodservice/core/clientaddr.py). Either unset: the header is ignored. A count without
+# (core/clientaddr.py). Either unset: the header is ignored. A count without
 # trusted proxies (a configuration from before TRUSTED_PROXIES) fails the system check
 # foodservice.E001 (foodservice/checks.py).
 try:
@@ -405,14 +405,14 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 
 # LOG_FORMAT "json" (default): one JSON object per line; "text": the same fields for
-# people. Both redact anything shaped like an API key (foodservice/core/logformat.py).
+# people. Both redact anything shaped like an API key (core/logformat.py).
 LOG_FORMAT = env_choice("LOG_FORMAT", ("json", "text"), "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "json": {"()": "foodservice.core.logformat.JsonFormatter"},
-        "text": {"()": "foodservice.core.logformat.TextFormatter"},
+        "json": {"()": "core.logformat.JsonFormatter"},
+        "text": {"()": "core.logformat.TextFormatter"},
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},

@@ -6,8 +6,8 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 
 from accounts.api import MarketView
+from core import metrics
 from foodservice import docs, errors, health
-from foodservice.core import metrics
 from metering.api import UsageHistoryView, UsageView
 
 api_v1 = [

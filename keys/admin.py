@@ -15,7 +15,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from accounts.audit.actors import Actor, ActorKind
-from foodservice.core import problems
+from core import problems
 from keys.models import ApiKey, KeyState
 from keys.services import key_label_clean, key_rename, key_revoke
 

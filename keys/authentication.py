@@ -8,8 +8,8 @@ from django.conf import settings
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
-from foodservice.core.problems import Unauthorized
-from foodservice.core.requestnotes import notes_of
+from core.problems import Unauthorized
+from core.requestnotes import notes_of
 from keys.policies import principal_allows_address
 from keys.principal import KeyPrincipal
 from keys.selectors import principal_get

@@ -28,8 +28,8 @@ from django.conf import settings
 from django.core.cache import caches
 from django.db import transaction
 
-from foodservice.core import problems
-from foodservice.core.redis import UNREACHABLE, account_tag, set_many_replicated
+from core import problems
+from core.redis import UNREACHABLE, account_tag, set_many_replicated
 from keys.principal import KeyPrincipal
 
 logger = logging.getLogger("foodservice.keys")
@@ -74,7 +74,7 @@ def forget(digests: Iterable[str], *, account_id: int) -> None:
     cache = caches["keys"]
     try:
         # Under Sentinel a replica must hold the tombstones and the new epoch too
-        # (foodservice/core/redis.py): one pipeline, one WAIT for both.
+        # (core/redis.py): one pipeline, one WAIT for both.
         epoch = {epoch_key(account_id): new_epoch()} if _redis() is not None else {}
         set_many_replicated(
             cache, tombstones, timeout=TOMBSTONE_SECONDS, raw=epoch, raw_timeout=EPOCH_SECONDS
@@ -132,7 +132,7 @@ def new_epoch() -> str:
 
 def epoch_current(account_id: int) -> str:
     """The account's epoch, made now when it has none. Raises one of
-    ``foodservice.core.redis.UNREACHABLE``."""
+    ``core.redis.UNREACHABLE``."""
     client = _redis()
     fresh = uuid.uuid4().hex
     # SET NX GET: the existing value, or None when ours was set (one round trip).

@@ -11,7 +11,7 @@ import ipaddress
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
-from foodservice.core.clientaddr import claimed_address, is_trusted
+from core.clientaddr import claimed_address, is_trusted
 from keys.principal import KeyPrincipal
 
 # Reminder e-mails, in days before the expiry; 0 is the expiry itself (audited).

@@ -9,8 +9,8 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import Account
-from foodservice.core import problems
-from foodservice.core.redis import UNREACHABLE
+from core import problems
+from core.redis import UNREACHABLE
 from keys import cache, secrets
 from keys.models import ApiKey
 from keys.principal import KeyPrincipal

@@ -19,8 +19,8 @@ from accounts.audit.actors import Actor
 from accounts.audit.models import AuditAction
 from accounts.audit.services import audit_record, key_target
 from accounts.models import Account
-from foodservice.core import problems
-from foodservice.core.controlchars import character_refusal
+from core import problems
+from core.controlchars import character_refusal
 from keys import cache, secrets
 from keys.models import ApiKey, KeyState
 from keys.selectors import key_count_active

@@ -11,8 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from foodservice.core import problems
-from foodservice.core.requestnotes import notes_of
+from core import problems
+from core.requestnotes import notes_of
 from metering.headers import ratelimit_headers
 from metering.history import OUTCOME_NAMES
 from metering.history_range import RangeError, parse_range

@@ -35,7 +35,7 @@ from typing import Any
 
 from django.conf import settings
 
-from foodservice.core import metrics
+from core import metrics
 from keys.cache import epoch_key
 from metering.bucket import Bucket
 from metering.memory import MemoryMeter
@@ -247,7 +247,7 @@ class RedisMeter:
 def _reaching_redis() -> Iterator[None]:
     """Redis unreachable inside (a refused connection, a timeout, a cluster without the
     slot's master) is counted in the metrics and raised as ``MeterUnavailable``."""
-    from foodservice.core.redis import UNREACHABLE
+    from core.redis import UNREACHABLE
 
     try:
         yield
@@ -289,12 +289,12 @@ def _meter_for(backend: str) -> Meter:
 
 def redis_client(url: str) -> Any:
     """The meter's own Redis client for ``url`` in the configured topology (one server,
-    Cluster or Sentinel: foodservice/core/redis.py): short timeouts, and one immediate retry
+    Cluster or Sentinel: core/redis.py): short timeouts, and one immediate retry
     on a broken connection only (a pooled socket that died with a Redis restart), never
     on a timeout, where the script may have run and a retry could count a request twice.
     redis-py's default (10 retries with backoff) would stall every request for seconds
     while Redis is down, before the failure policy could answer."""
-    from foodservice.core.redis import connect, current_topology
+    from core.redis import connect, current_topology
 
     return connect(
         current_topology(url), timeout=TIMEOUT_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS

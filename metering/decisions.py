@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from core.calendar import epoch_seconds, seconds_until, to_us
 from metering import bucket as buckets
 from metering.bucket import SECOND_US, Bucket
 from metering.meter import Outcome, Tally
-from metering.windows import Window, day_frees_at, epoch_seconds, seconds_until, to_us
+from metering.windows import Window, day_frees_at
 
 
 @dataclass(frozen=True, slots=True)

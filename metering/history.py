@@ -21,12 +21,13 @@ from django.db import connection, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
+from core.calendar import DAY_HOURS, EPOCH, US, hour_of, hour_start
 from keys.models import ApiKey
 from metering.backends import get_meter
 from metering.meter import AccountUsage, Buckets, Seed
 from metering.models import KeyUsageHour
 from metering.signals import usage_flushed
-from metering.windows import DAY_HOURS, EPOCH, US, Window, hour_of, hour_start
+from metering.windows import Window
 
 logger = logging.getLogger("foodservice.metering")
 

@@ -8,10 +8,11 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from core.calendar import DAY_HOURS, HOUR_US
 from metering import bucket as buckets
 from metering.bucket import Bucket
 from metering.meter import AccountUsage, Buckets, KeyHour, Outcome, Seed, SeedLoader, Tally
-from metering.windows import DAY_HOURS, HOUR_US, Window
+from metering.windows import Window
 
 
 @dataclass(slots=True)

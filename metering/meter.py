@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from core.calendar import DAY_HOURS
 from metering.bucket import Bucket
-from metering.windows import DAY_HOURS, Window
+from metering.windows import Window
 
 
 class MeterUnavailable(Exception):

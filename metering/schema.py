@@ -9,8 +9,8 @@ from drf_spectacular.extensions import OpenApiViewExtension
 from drf_spectacular.utils import OpenApiParameter
 
 from accounts.tiers import Tier
-from foodservice.core import problems
-from foodservice.core.openapi import component, described, operation
+from core import problems
+from core.openapi import component, described, operation
 
 USAGE = component(
     "Usage",

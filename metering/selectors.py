@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from accounts.models import Account
 from accounts.tiers import TierLimits
+from core.calendar import DAY_HOURS, hour_of, hour_start, to_us
 from keys.models import ApiKey
 from keys.principal import KeyPrincipal
 from metering.backends import get_meter
@@ -29,7 +30,7 @@ from metering.history import OUTCOME_COLUMNS, usage_seed
 from metering.history_range import HistoryRange, floor_to
 from metering.meter import MeterUnavailable, Outcome, Tally
 from metering.models import KeyUsageHour
-from metering.windows import DAY_HOURS, day_releases, hour_of, hour_start, to_us, window_at
+from metering.windows import day_releases, window_at
 
 logger = logging.getLogger("foodservice.metering")
 

@@ -16,7 +16,8 @@ from datetime import datetime
 
 from django.conf import settings
 
-from foodservice.core import metrics
+from core import metrics
+from core.calendar import to_us
 from keys.principal import KeyPrincipal
 from metering import recorder
 from metering.backends import get_meter
@@ -24,7 +25,7 @@ from metering.bucket import Bucket
 from metering.decisions import MeterDecision, decision_for
 from metering.history import usage_seed
 from metering.meter import MeterUnavailable, Outcome, Tally
-from metering.windows import to_us, window_at
+from metering.windows import window_at
 
 logger = logging.getLogger("foodservice.metering")
 

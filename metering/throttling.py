@@ -20,8 +20,8 @@ from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from foodservice.core.problems import BurstLimitExceeded, QuotaExceeded, ServiceUnavailable
-from foodservice.core.requestnotes import notes_of
+from core.problems import BurstLimitExceeded, QuotaExceeded, ServiceUnavailable
+from core.requestnotes import notes_of
 from keys.authentication import authenticate_again, unchecked_epoch
 from keys.principal import KeyPrincipal
 from metering.backends import get_meter

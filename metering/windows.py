@@ -17,19 +17,19 @@ hourly steps, so every window boundary falls on the top of an hour.
 
 from __future__ import annotations
 
-import calendar
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from functools import lru_cache
 
 from accounts.tiers import TierLimits, WindowKind
-
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-US = timedelta(microseconds=1)
-HOUR_US = 3_600_000_000
-DAY_HOURS = 24
-DAY_SECONDS = DAY_HOURS * 3600
+from core.calendar import (
+    DAY_HOURS,
+    DAY_SECONDS,
+    billing_period,
+    hour_of,
+    hour_start,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,49 +55,6 @@ class Window:
         if self.start_hour is None:
             return self.hour - DAY_HOURS + 1
         return self.start_hour
-
-
-def to_us(moment: datetime) -> int:
-    """Microseconds since the epoch, exactly (no float rounding)."""
-    return (moment - EPOCH) // US
-
-
-def hour_of(moment: datetime) -> int:
-    return to_us(moment) // HOUR_US
-
-
-def hour_start(hour: int) -> datetime:
-    return EPOCH + timedelta(hours=hour)
-
-
-def floor_hour(moment: datetime) -> datetime:
-    return hour_start(hour_of(moment))
-
-
-def add_months(moment: datetime, months: int) -> datetime:
-    """``moment`` moved by ``months`` calendar months, the day clamped to the target
-    month's last day (Jan 31 + 1 month = Feb 28 or 29)."""
-    index = moment.year * 12 + moment.month - 1 + months
-    year, month = divmod(index, 12)
-    day = min(moment.day, calendar.monthrange(year, month + 1)[1])
-    return moment.replace(year=year, month=month + 1, day=day)
-
-
-def billing_period(anchor: datetime | None, now: datetime) -> tuple[datetime, datetime]:
-    """``(start, end)`` of the billing period holding ``now``.
-
-    Renewals are counted from the anchor itself (never chained), so a Jan 31 anchor
-    renews on Feb 28 and then Mar 31. Without an anchor, periods are calendar months
-    (UTC). A ``now`` before the anchor (a host whose clock lags the one that set it)
-    falls in the first period.
-    """
-    origin = floor_hour(anchor) if anchor is not None else EPOCH
-    months = (now.year - origin.year) * 12 + now.month - origin.month
-    start = add_months(origin, months)
-    if start > now:
-        months -= 1
-    months = max(months, 0)
-    return add_months(origin, months), add_months(origin, months + 1)
 
 
 def window_at(limits: TierLimits, anchor: datetime | None, now: datetime) -> Window:
@@ -155,18 +112,3 @@ def day_releases(counts: Mapping[int, int], hour: int) -> list[tuple[datetime, i
         for h in range(hour - DAY_HOURS + 1, hour + 1)
         if counts.get(h, 0) > 0
     ]
-
-
-def seconds_until(moment: datetime, now: datetime) -> int:
-    """Whole seconds from ``now`` to ``moment``, rounded up and at least 1 (spec 7:
-    Retry-After is never 0 while waiting is needed)."""
-    return max(1, _ceil_div(to_us(moment) - to_us(now), 1_000_000))
-
-
-def epoch_seconds(moment: datetime) -> int:
-    """``moment`` as a Unix timestamp, rounded up to the whole second."""
-    return _ceil_div(to_us(moment), 1_000_000)
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)

@@ -46,7 +46,7 @@ SESSION_LOG = os.path.join(tempfile.gettempdir(), f"foodservice-test-run-{os.get
 def _log_every_record_of_the_run() -> None:
     """Every log record of the whole run, through the formatter ``settings.LOGGING``
     configures for the console, into ``SESSION_LOG`` (checked at the end of the run)."""
-    from foodservice.core.logformat import JsonFormatter, TextFormatter
+    from core.logformat import JsonFormatter, TextFormatter
 
     configured = [
         h.formatter

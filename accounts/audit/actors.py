@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import models
 from django.http import HttpRequest
 
-from foodservice.core.clientaddr import claimed_address
+from core.clientaddr import claimed_address
 
 
 class ActorKind(models.TextChoices):

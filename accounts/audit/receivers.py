@@ -20,7 +20,7 @@ from accounts.audit.actors import Actor, ActorKind, client_address
 from accounts.audit.models import AuditAction
 from accounts.audit.services import audit_record
 from accounts.models import Account, User
-from foodservice.core.requestnotes import notes_of
+from core.requestnotes import notes_of
 
 
 def _where(request: HttpRequest | None) -> str:

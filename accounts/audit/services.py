@@ -16,7 +16,7 @@ from django.utils import timezone
 from accounts.audit.actors import SYSTEM, Actor
 from accounts.audit.models import AuditAction, AuditEntry
 from accounts.models import Account
-from foodservice.core.logformat import redact
+from core.logformat import redact
 
 
 def audit_record(

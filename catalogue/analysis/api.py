@@ -17,8 +17,8 @@ from rest_framework.response import Response
 from catalogue import policies
 from catalogue.analysis.selectors import analysis_run
 from catalogue.api import CatalogueReadView
-from foodservice.core import problems
-from foodservice.core.controlchars import character_refusal
+from core import problems
+from core.controlchars import character_refusal
 
 MAX_LINES = 100
 MAX_LINE_LENGTH = 200

@@ -14,8 +14,8 @@ from catalogue.analysis.api import MAX_LINE_LENGTH, MAX_LINES
 from catalogue.models import DataType
 from catalogue.nutrients import HEADLINES
 from catalogue.schema import _METERED, METERED_NOTE, NULLABLE_NUMBER, NULLABLE_STRING, _object
-from foodservice.core import problems
-from foodservice.core.openapi import component, described, operation, ratelimit_headers
+from core import problems
+from core.openapi import component, described, operation, ratelimit_headers
 
 _NUTRIENTS = {h.column: NULLABLE_NUMBER for h in HEADLINES}
 _REF = _object({"id": {"type": "string"}, "name": {"type": "string"}})

@@ -21,7 +21,7 @@ from accounts.audit.actors import Actor
 from accounts.models import Account, User
 from accounts.services import account_create, account_set_market, account_set_tier
 from accounts.tiers import Tier, TierLimits, tier_limits
-from foodservice.core import problems
+from core import problems
 
 # Tiers a person can switch to themselves. Executive Chef is negotiated (spec 8.1) and
 # set by staff in the admin or with the operator commands.

@@ -18,7 +18,7 @@ from django.core.cache import cache
 from django.http import HttpRequest
 from django.utils import timezone
 
-from foodservice.core import problems
+from core import problems
 from keys.policies import AddressListError, parse_allowed_addresses
 from keys.services import LABEL_MAX, key_label_clean
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from metering.windows import DAY_HOURS, Window, hour_of, hour_start
+from core.calendar import DAY_HOURS, hour_of, hour_start
+from metering.windows import Window
 
 THRESHOLDS = (80, 100)
 

@@ -47,7 +47,7 @@ ARGV[#ARGV] (issue 13) always the last argument, after any seed: the epoch the
          follows a consume that checked the epoch); refund.lua checks no epoch (it gives
          back a request that was admitted while the principal was current).
 KEYS[2]  (issue 13) the account's epoch, "<prefix>:epoch:{a<account id>}" (keys/cache.py
-         epoch_key), under the same hash tag as KEYS[1] (foodservice.core.redis.account_tag),
+         epoch_key), under the same hash tag as KEYS[1] (core.redis.account_tag),
          so both keys are in one Cluster slot
 
 Returns {outcome, used, tat, hour, [c(hour-23) .. c(hour)]}:

@@ -10,7 +10,7 @@ import pytest
 from django.core.management.base import CommandError
 
 from accounts.models import Account, User
-from foodservice.core.cli import iso
+from core.cli import iso
 from keys.models import ApiKey
 from keys.services import key_revoke
 from tests.support.keys import principal_of

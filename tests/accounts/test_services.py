@@ -9,7 +9,7 @@ import pytest
 from accounts.models import Account, User
 from accounts.services import account_create, account_set_market, account_set_tier
 from accounts.tiers import TierLimits, tier_limits
-from foodservice.core import problems
+from core import problems
 from tests.conftest import T0
 from tests.support.keys import principal_of
 

@@ -13,10 +13,10 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import Account
+from core.calendar import floor_hour
 from keys.models import ApiKey
 from keys.services import key_create
 from metering.models import KeyUsageHour
-from metering.windows import floor_hour
 from tests.factories import AccountFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

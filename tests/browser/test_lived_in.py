@@ -17,7 +17,7 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import Account
-from metering.windows import floor_hour
+from core.calendar import floor_hour
 from tests.support.lived_in import lived_in_account
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

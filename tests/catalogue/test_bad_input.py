@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catalogue.params import MAX_PAGE_SIZE, MAX_Q_LENGTH, parse_food_query
-from foodservice.core.problems import InvalidParameter
+from core.problems import InvalidParameter
 
 pytestmark = pytest.mark.django_db
 

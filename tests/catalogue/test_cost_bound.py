@@ -14,7 +14,7 @@ from django.db import connections
 from catalogue import budget, rendering, search, selectors
 from catalogue.routing import catalogue_read_alias
 from catalogue.text import MIN_PREFIX, clean_query, fts5_query, postgres_tsquery
-from foodservice.core.problems import QueryTimeout
+from core.problems import QueryTimeout
 from tests.factories import FoodFactory
 
 pytestmark = pytest.mark.django_db

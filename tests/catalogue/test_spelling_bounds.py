@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from catalogue import spelling
 from catalogue.params import MAX_Q_LENGTH, parse_food_query
-from foodservice.core.problems import InvalidParameter
+from core.problems import InvalidParameter
 from tests.factories import FoodFactory, MarketFactory
 
 pytestmark = pytest.mark.django_db

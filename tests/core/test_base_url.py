@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from foodservice.core.env import local_base_url
+from core.env import local_base_url
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ import ipaddress
 
 import pytest
 
-from foodservice.core.clientaddr import (
+from core.clientaddr import (
     claimed_address,
     client_address,
     is_trusted,

@@ -1,4 +1,4 @@
-"""foodservice/core/env.py: settings read from the environment."""
+"""core/env.py: settings read from the environment."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from foodservice.core.env import database_from_url, env_bool, env_choice, env_list
+from core.env import database_from_url, env_bool, env_choice, env_list
 
 SQLITE = Path("/tmp/x.sqlite3")
 

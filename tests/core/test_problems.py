@@ -7,7 +7,7 @@ import json
 import pytest
 from django.test import Client
 
-from foodservice.core import problems
+from core import problems
 from tests.core.urls import LEAK
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ import sys
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from foodservice.core.redis import Topology, account_tag, topology_from_settings
+from core.redis import Topology, account_tag, topology_from_settings
 from tests.support.servers import ROOT
 
 

@@ -1,9 +1,10 @@
 """Imports flow one way (docs/development.md, "Code layout"; issues 15 and 25):
 
-- the base layer ``foodservice/core/`` imports no app: no domain app and none of the
-  project wiring in ``foodservice/`` (at module top or inside a function);
-- the domain apps import only the base layer, never the wiring (``foodservice/`` outside
-  ``core/``), and no views module or the dashboard (an adapter app, STYLE.md);
+- the base layer ``core/`` (at the top level since issue 37) imports no app: no domain
+  app and none of the project wiring in ``foodservice/`` (at module top or inside a
+  function);
+- the domain apps import only the base layer, never the wiring (``foodservice/``), and
+  no views module or the dashboard (an adapter app, STYLE.md);
 - the wiring imports the apps at module top, never inside a function to dodge a cycle;
 - no two modules of one app import each other (the old metering cycle
   services -> selectors -> recorder -> services)."""
@@ -18,12 +19,7 @@ from django.conf import settings
 
 ROOT = Path(settings.BASE_DIR)
 DOMAIN_APPS = ("accounts", "keys", "metering", "catalogue")
-PROJECT = (*DOMAIN_APPS, "foodservice")
-CORE = "foodservice.core"
-
-
-def _is_core(module: str) -> bool:
-    return module == CORE or module.startswith(f"{CORE}.")
+PROJECT = (*DOMAIN_APPS, "foodservice", "core")
 
 
 def _imports(path: Path) -> set[str]:
@@ -62,7 +58,7 @@ def _modules(app: str) -> dict[str, Path]:
 
 
 def _wiring() -> dict[str, Path]:
-    return {name: path for name, path in _modules("foodservice").items() if not _is_core(name)}
+    return _modules("foodservice")
 
 
 def test_the_project_is_all_absolute_imports():
@@ -78,21 +74,17 @@ def test_the_project_is_all_absolute_imports():
 
 
 def test_the_base_layer_imports_no_app():
-    modules = _modules("foodservice/core")
-    assert "foodservice.core.problems" in modules  # the rule reads the right folder
+    modules = _modules("core")
+    assert "core.problems" in modules  # the rule reads the right folder
     for name, path in modules.items():
-        bad = {
-            m
-            for m in _imports(path)
-            if m.split(".")[0] in DOMAIN_APPS or (m.startswith("foodservice.") and not _is_core(m))
-        }
+        bad = {m for m in _imports(path) if m.split(".")[0] in (*DOMAIN_APPS, "foodservice")}
         assert not bad, f"{name} (base layer) imports {sorted(bad)}"
 
 
 @pytest.mark.parametrize("app", DOMAIN_APPS)
 def test_domain_apps_import_the_base_layer_not_the_wiring(app):
     for name, path in _modules(app).items():
-        bad = {m for m in _imports(path) if m.startswith("foodservice.") and not _is_core(m)}
+        bad = {m for m in _imports(path) if m.split(".")[0] == "foodservice"}
         assert not bad, f"{name} imports the project wiring {sorted(bad)}"
 
 
@@ -107,13 +99,15 @@ def test_the_wiring_imports_apps_at_module_top():
 
 
 def test_the_old_base_modules_are_gone():
-    """Moved to foodservice/core/ with no compatibility module left behind (issue 25)."""
+    """Moved to foodservice/core/ (issue 25), then to the top-level core/ (issue 37),
+    with no compatibility module left behind."""
+    assert not (ROOT / "foodservice" / "core").exists()
     for old in (
         "problems", "problem_docs", "redis", "cli", "clientaddr",
         "logformat", "env", "metrics", "controlchars",
     ):  # fmt: skip
         assert not (ROOT / "foodservice" / f"{old}.py").exists(), old
-        assert (ROOT / "foodservice" / "core" / f"{old}.py").exists(), old
+        assert (ROOT / "core" / f"{old}.py").exists(), old
 
 
 @pytest.mark.parametrize("app", DOMAIN_APPS)

@@ -206,8 +206,9 @@ def _release_rows(page: str) -> list[tuple[str, int]]:
 def test_taster_frees_up_text_follows_the_meterings_rolling_schedule(owner_client, verified, clock):
     """Spec 8.1: each hour's requests leave the rolling day 24 hours after their hour.
     The page's words and its table are the schedule of ``metering.windows``."""
+    from core.calendar import hour_of
     from metering.models import KeyUsageHour
-    from metering.windows import day_releases, hour_of
+    from metering.windows import day_releases
 
     _, secret = key_create(account=verified, label="a")
     call_api(secret, 3)  # 10 Mar 14:25

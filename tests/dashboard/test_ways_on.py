@@ -13,8 +13,8 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.tiers import TierLimits
+from core.calendar import floor_hour
 from metering.models import KeyUsageHour
-from metering.windows import floor_hour
 from tests.support.signin import LIMIT, dashboard, fail
 
 pytestmark = pytest.mark.django_db

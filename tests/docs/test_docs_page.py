@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.test import Client
 
-from foodservice.core.problems import all_problem_types
+from core.problems import all_problem_types
 from foodservice.docs import REMOTE_LOGO
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 

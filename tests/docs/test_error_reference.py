@@ -10,9 +10,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from foodservice.core.openapi import problem_component_name, problem_doc
-from foodservice.core.problem_docs import PROBLEM_DOCS
-from foodservice.core.problems import all_problem_types
+from core.openapi import problem_component_name, problem_doc
+from core.problem_docs import PROBLEM_DOCS
+from core.problems import all_problem_types
 from foodservice.schema import ENDPOINT_TAGS
 
 KINDS = [cls.kind for cls in all_problem_types()]

@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 
 from catalogue.nutrients import HEADLINES
 from catalogue.selectors import catalogue_cache_forget
-from foodservice.core import problems
-from foodservice.core.openapi import RATELIMIT_HEADERS, problem_component_name
+from core import problems
+from core.openapi import RATELIMIT_HEADERS, problem_component_name
 from tests.factories import FoodFactory, MarketFactory
 
 METERED = [

@@ -16,7 +16,8 @@ from rest_framework.test import APIClient
 
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
-from foodservice.core.redis import account_tag
+from core.calendar import hour_of
+from core.redis import account_tag
 from keys import cache as key_cache
 from keys.secrets import digest
 from keys.selectors import principal_build
@@ -25,7 +26,6 @@ from metering.backends import RedisMeter, get_meter, redis_client
 from metering.history import usage_flush
 from metering.models import KeyUsageHour
 from metering.services import usage_consume
-from metering.windows import hour_of
 from tests.engines.engines import ThrowawayRedisCluster
 from tests.factories import AccountFactory, FoodFactory
 from tests.support.keys import principal_of

@@ -26,8 +26,8 @@ from django.db import connection
 
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
-from foodservice.core.problems import ServiceUnavailable
-from foodservice.core.redis import account_tag
+from core.problems import ServiceUnavailable
+from core.redis import account_tag
 from keys.services import key_create, key_revoke
 from metering.backends import meter_reset
 from tests.engines.conftest import redis_settings

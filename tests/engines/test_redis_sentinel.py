@@ -27,12 +27,13 @@ from rest_framework.test import APIClient
 
 from accounts.services import account_set_tier
 from catalogue import rendering
-from foodservice.core.problems import ServiceUnavailable
+from core.calendar import to_us
+from core.problems import ServiceUnavailable
 from keys.models import ApiKey
 from keys.services import key_create, key_revoke
 from metering.backends import RedisMeter, get_meter, meter_reset, redis_client
 from metering.meter import Seed
-from metering.windows import to_us, window_at
+from metering.windows import window_at
 from tests.engines.conftest import redis_settings
 from tests.engines.engines import LOCAL, ThrowawaySentinel
 from tests.factories import AccountFactory, FoodFactory

@@ -25,7 +25,7 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from foodservice.core.problems import ServiceUnavailable
+from core.problems import ServiceUnavailable
 from keys.models import ApiKey
 from keys.services import key_revoke, key_rotate
 from metering import selectors, services

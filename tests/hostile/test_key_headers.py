@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from foodservice.core.problems import Unauthorized
+from core.problems import Unauthorized
 from keys import secrets
 from keys.authentication import MAX_HEADER_LENGTH, KeyHeaders
 from tests.hostile.profile import hostile, huge_text

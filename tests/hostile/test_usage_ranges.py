@@ -165,5 +165,5 @@ def test_any_dashboard_usage_query_gets_a_page_or_a_400(query, page, own_key, cl
     response = browser.get(f"{page.format(id=key.pk)}?{query}")
     assert response.status_code in (200, 400), (page, query, response.content[:300])
     if response.status_code == 400:  # a bad range in plain text; a control character
-        # anywhere is the site-wide 400 page (foodservice/core/controlchars.py)
+        # anywhere is the site-wide 400 page (core/controlchars.py)
         assert response["Content-Type"].split(";")[0] in ("text/plain", "text/html")

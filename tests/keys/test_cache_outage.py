@@ -8,7 +8,7 @@ import pytest
 from django.core.management.base import CommandError
 from django.test import Client
 
-from foodservice.core import problems
+from core import problems
 from keys.models import ApiKey, KeyState
 from keys.services import key_revoke, key_rotate
 from tests.factories import AccountFactory

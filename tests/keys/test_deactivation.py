@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from accounts.models import User
-from foodservice.core import problems
+from core import problems
 from keys.services import key_create, key_revoke
 from tests.support.keys import principal_of
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.core.management.base import CommandError
 
-from foodservice.core import problems
+from core import problems
 from keys.models import ApiKey
 from keys.services import key_create, key_label_clean, key_rename
 

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.test import APIClient, APIRequestFactory
 
 from accounts.services import account_set_tier
-from foodservice.core.requestnotes import notes_of
+from core.requestnotes import notes_of
 from keys import cache
 from keys.authentication import ApiKeyAuthentication
 from keys.services import key_create, key_revoke, key_rotate

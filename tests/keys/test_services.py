@@ -8,7 +8,7 @@ import threading
 import pytest
 from django.db import connection
 
-from foodservice.core import problems
+from core import problems
 from keys.models import ApiKey, KeyState
 from keys.services import key_create, key_rename, key_revoke, key_rotate
 from tests.factories import AccountFactory, ApiKeyFactory

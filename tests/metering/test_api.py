@@ -10,7 +10,7 @@ from django.conf import settings
 
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
-from foodservice.core.requestnotes import notes_of
+from core.requestnotes import notes_of
 from keys.services import key_create, key_rotate
 from metering.history import usage_flush
 from metering.selectors import key_usage_hourly, key_usage_in_window

@@ -19,6 +19,7 @@ from django.db.models import Sum
 
 from accounts.services import account_set_tier
 from accounts.tiers import TierLimits
+from core.calendar import hour_of
 from keys.principal import KeyPrincipal
 from keys.selectors import principal_build
 from keys.services import key_create
@@ -26,7 +27,6 @@ from metering.history import usage_flush
 from metering.models import KeyUsageHour
 from metering.selectors import account_usage
 from metering.services import usage_consume
-from metering.windows import hour_of
 from tests.factories import AccountFactory
 from tests.support.metering import lose_meter_state
 
@@ -121,8 +121,8 @@ def test_a_late_or_repeated_copy_never_moves_the_history_back(clock):
     assert history(account) == seen
     # An older copy of the same buckets (a flusher that read them before the last
     # copy and wrote after it) is skipped.
+    from core.calendar import hour_start
     from metering.history import _upsert
-    from metering.windows import hour_start
 
     key_id = principals[0].key_id
     hour = hour_of(LAST_SECOND)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from accounts.tiers import TierLimits
+from core.calendar import hour_of, to_us
 from metering.bucket import Bucket
 from metering.decisions import decision_for
 from metering.headers import ratelimit_headers
 from metering.meter import Outcome, Tally
-from metering.windows import hour_of, to_us, window_at
+from metering.windows import window_at
 
 NOW = datetime(2026, 3, 10, 14, 25, tzinfo=UTC)
 

@@ -10,13 +10,14 @@ from datetime import timedelta
 import pytest
 from django.db.models import Sum
 
+from core.calendar import hour_of, to_us
 from keys.services import key_create
 from metering.backends import get_meter
 from metering.bucket import Bucket
 from metering.history import usage_flush
 from metering.meter import Meter, Outcome, Seed
 from metering.models import KeyUsageHour
-from metering.windows import hour_of, to_us, window_at
+from metering.windows import window_at
 from tests.conftest import T0
 from tests.support.meter_cases import ANCHOR, SMALL_DAY, SMALL_MONTH
 from tests.support.metering import custom_account, read, usage

@@ -7,18 +7,15 @@ from datetime import UTC, datetime
 import pytest
 
 from accounts.tiers import TierLimits
-from metering.windows import (
+from core.calendar import (
     add_months,
     billing_period,
-    day_frees_at,
-    day_releases,
-    day_used,
     epoch_seconds,
     hour_of,
     hour_start,
     seconds_until,
-    window_at,
 )
+from metering.windows import day_frees_at, day_releases, day_used, window_at
 
 TASTER = TierLimits(quota=250, window="day", rate=1.0, burst=10)
 SOUS = TierLimits(quota=250_000, window="month", rate=10.0, burst=50)

@@ -8,7 +8,7 @@ from django.urls import path
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from foodservice.core import problems
+from core import problems
 from foodservice.urls import handler400, handler403, handler404, handler500
 from foodservice.urls import urlpatterns as project_urlpatterns
 from metering.api import MeteredAPIView

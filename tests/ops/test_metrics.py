@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from prometheus_client import REGISTRY
 
-from foodservice.core import metrics
+from core import metrics
 
 TOKEN = "scrape-token-for-tests"
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from django.utils import timezone
 
-from foodservice.core.logformat import JsonFormatter, TextFormatter
+from core.logformat import JsonFormatter, TextFormatter
 from keys import secrets
 from keys.services import key_create, key_revoke, key_rotate
 from tests.factories import AccountFactory, UserFactory

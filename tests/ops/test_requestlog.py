@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from foodservice.core.logformat import REQUEST_FIELDS, JsonFormatter, TextFormatter, redact
+from core.logformat import REQUEST_FIELDS, JsonFormatter, TextFormatter, redact
 from foodservice.requestlog import request_id_for
 
 SECRETISH = "svc_sk_live_" + "A" * 49

@@ -6,7 +6,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from foodservice.core import problems
+from core import problems
 from foodservice.urls import handler400, handler403, handler404, handler500, urlpatterns
 
 __all__ = ["handler400", "handler403", "handler404", "handler500", "urlpatterns"]

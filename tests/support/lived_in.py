@@ -11,10 +11,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from accounts.models import Account
+from core.calendar import floor_hour
 from keys.models import ApiKey
 from keys.services import key_create, key_revoke, key_rotate
 from metering.models import KeyUsageHour
-from metering.windows import floor_hour
 from tests.factories import AccountFactory
 
 EMAIL = "alexandra.first-lastname.engineering@example-company.com"

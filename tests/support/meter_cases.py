@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from accounts.tiers import TierLimits
+from core.calendar import hour_of, to_us
 from metering.bucket import Bucket
 from metering.decisions import decision_for
 from metering.meter import Meter, Outcome, Seed
-from metering.windows import hour_of, to_us, window_at
+from metering.windows import window_at
 
 T = datetime(2026, 3, 10, 14, 25, tzinfo=UTC)
 H = hour_of(T)

@@ -9,7 +9,7 @@ from django.core.management.base import CommandParser
 from accounts.audit.actors import Actor
 from accounts.services import account_create
 from accounts.tiers import Tier
-from foodservice.core.cli import ServiceCommand
+from core.cli import ServiceCommand
 
 
 class Command(ServiceCommand):

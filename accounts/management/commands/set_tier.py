@@ -18,8 +18,8 @@ from accounts.audit.actors import Actor
 from accounts.selectors import account_get_by_email
 from accounts.services import account_set_tier
 from accounts.tiers import WINDOWS, Tier, TierLimits, tier_limits
-from foodservice.core.cli import ServiceCommand, iso
-from metering.windows import billing_period
+from core.calendar import billing_period
+from core.cli import ServiceCommand, iso
 
 
 class Command(ServiceCommand):

@@ -21,8 +21,8 @@ from accounts.models import Account
 from accounts.selectors import account_get_by_email
 from accounts.services import account_create
 from catalogue.selectors import markets_offered
-from foodservice.core import problems
-from foodservice.core.cli import ServiceCommand
+from core import problems
+from core.cli import ServiceCommand
 from keys.selectors import key_list
 from keys.services import key_create, key_rotate
 

@@ -26,7 +26,7 @@ from accounts.models import Account, User
 from accounts.services import account_for_user, user_password_reset_audit, user_verify_email
 from accounts.tiers import Tier, tier_limits
 from catalogue.selectors import markets_offered_named
-from foodservice.core import problems
+from core import problems
 from foodservice.dashboard.forms import (
     SELF_SERVE_TIERS,
     MarketForm,

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.audit.actors import Actor, client_address
 from accounts.models import Account
-from foodservice.core import problems
+from core import problems
 from foodservice.dashboard.key_forms import (
     KeyAddressesForm,
     KeyCreateForm,

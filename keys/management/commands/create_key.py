@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from accounts.audit.actors import Actor
 from accounts.selectors import account_get_by_email
-from foodservice.core.cli import ServiceCommand, iso
+from core.cli import ServiceCommand, iso
 from keys.services import key_create
 
 

@@ -9,7 +9,7 @@ from django.core.management.base import CommandParser
 from django.utils import timezone
 
 from accounts.selectors import account_get_by_email
-from foodservice.core.cli import ServiceCommand, iso
+from core.cli import ServiceCommand, iso
 from keys.selectors import key_list
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from accounts.audit.actors import Actor
-from foodservice.core.cli import ServiceCommand
+from core.cli import ServiceCommand
 from keys.selectors import key_get
 from keys.services import key_revoke
 

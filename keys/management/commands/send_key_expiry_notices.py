@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from foodservice.core.cli import ServiceCommand
+from core.cli import ServiceCommand
 from keys.expiry import key_expiry_check
 
 

@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 import pytest
 
 from accounts.tiers import TierLimits
+from core.calendar import hour_start
 from metering.alerts.thresholds import alert_window_start, due, reached
-from metering.windows import hour_start, window_at
+from metering.windows import window_at
 
 T = datetime(2026, 3, 10, 14, 25, tzinfo=UTC)
 DAY = TierLimits(quota=250, window="day", rate=None, burst=None)

@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from accounts.audit.services import audit_prune
-from foodservice.core.cli import ServiceCommand
+from core.cli import ServiceCommand
 
 
 class Command(ServiceCommand):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from foodservice.core.cli import ServiceCommand
+from core.cli import ServiceCommand
 from metering.alerts.services import quota_alerts_check
 
 

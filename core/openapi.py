@@ -32,8 +32,8 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 
-from foodservice.core.problem_docs import PROBLEM_DOCS, ProblemDoc
-from foodservice.core.problems import PROBLEM_CONTENT_TYPE, Problem, UriTooLong
+from core.problem_docs import PROBLEM_DOCS, ProblemDoc
+from core.problems import PROBLEM_CONTENT_TYPE, Problem, UriTooLong
 
 # --- components registered by the apps' schema modules ------------------------------
 _COMPONENTS: dict[str, dict[str, Any]] = {}

@@ -1,7 +1,7 @@
 """The error reference: what each problem kind means to a client (issue 6, point 3).
 
-One ``ProblemDoc`` per kind of ``foodservice.core.problems.all_problem_types()``, keyed by
-kind. ``foodservice.core.openapi`` turns each into a tag of the OpenAPI schema named after the
+One ``ProblemDoc`` per kind of ``core.problems.all_problem_types()``, keyed by
+kind. ``core.openapi`` turns each into a tag of the OpenAPI schema named after the
 kind, so a problem's ``doc_url`` ({BASE_URL}/docs#tag/<kind>) opens its section of
 /docs. A new problem class without an entry here fails ``tests/docs`` (and the schema
 build), so the reference cannot fall behind the code.

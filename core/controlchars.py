@@ -35,8 +35,8 @@ from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.views import defaults
 
-from foodservice.core import problems
-from foodservice.core.problems import is_api_path
+from core import problems
+from core.problems import is_api_path
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _HEADER_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from foodservice.core.problems import Problem
+from core.problems import Problem
 
 
 class ServiceCommand(BaseCommand):
