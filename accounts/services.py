@@ -7,6 +7,7 @@ key cache, so it applies to every key on the next request, on every worker.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from datetime import datetime
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -18,10 +19,9 @@ from accounts.audit.actors import Actor
 from accounts.audit.models import AuditAction
 from accounts.audit.services import audit_record
 from accounts.models import Account, User
+from accounts.signals import account_limits_changed
 from accounts.tiers import Tier, TierLimits
-from catalogue.selectors import markets_offered
 from core import problems
-from keys.services import keys_forget_account
 
 _MARKET = re.compile(r"[A-Za-z]{2}")
 
@@ -32,11 +32,13 @@ def account_create(
     password: str | None = None,
     tier: str = Tier.TASTER,
     market: str = "",
+    offered: Collection[str] | None = None,
     email_verified: bool = False,
     now: datetime | None = None,
     actor: Actor | None = None,
 ) -> Account:
-    """A user and their account, on ``tier`` (Taster unless told otherwise).
+    """A user and their account, on ``tier`` (Taster unless told otherwise), in
+    ``market`` when given (one of ``offered``: ``account_set_market``).
 
     ``email_verified`` is for accounts an operator vouches for (``create_account``,
     ``setup_demo``); sign-ups verify through the e-mailed link instead."""
@@ -70,7 +72,9 @@ def account_create(
         if tier != Tier.TASTER:
             account = account_set_tier(account=account, tier=tier, now=now, actor=actor)
         if market:
-            account = account_set_market(account=account, market=market, actor=actor)
+            account = account_set_market(
+                account=account, market=market, offered=offered, actor=actor
+            )
     return account
 
 
@@ -129,18 +133,25 @@ def account_set_tier(
         elif old_window != "month" or account.billing_anchor is None:
             account.billing_anchor = now
         account.save()
-        keys_forget_account(account=account)
+        account_limits_changed.send(sender=Account, account=account)
         _audit_tier(account, old_tier, old_limits, actor, now)
     return account
 
 
-def account_set_market(*, account: Account, market: str, actor: Actor | None = None) -> Account:
-    """Select the account's market (spec 3.2): an offered ISO 3166-1 alpha-2 code."""
+def account_set_market(
+    *,
+    account: Account,
+    market: str,
+    offered: Collection[str] | None = None,
+    actor: Actor | None = None,
+) -> Account:
+    """Select the account's market (spec 3.2): an ISO 3166-1 alpha-2 code, one of
+    ``offered`` (the catalogue's markets: the caller asks the catalogue, which lies
+    above this app; None only checks the code's form, for operators and tests)."""
     if not isinstance(market, str) or not _MARKET.fullmatch(market):
         raise problems.ValidationFailed({"market": "A two-letter ISO 3166-1 country code."})
     market = market.upper()
-    offered = markets_offered()
-    if market not in offered:
+    if offered is not None and market not in offered:
         raise problems.ValidationFailed(
             {"market": f"{market} is not offered; choose one of {', '.join(offered)}."}
         )
@@ -149,7 +160,7 @@ def account_set_market(*, account: Account, market: str, actor: Actor | None = N
         old = row.values_list("market", flat=True).first()
         row.update(market=market, updated_at=timezone.now())
         account.market = market
-        keys_forget_account(account=account)
+        account_limits_changed.send(sender=Account, account=account)
         if old != market:
             audit_record(
                 action=AuditAction.MARKET_CHANGE,

@@ -6,5 +6,8 @@ class CatalogueConfig(AppConfig):
     verbose_name = "Food catalogue"
 
     def ready(self) -> None:
-        from catalogue import schema  # noqa: F401  (its OpenAPI description, issue 6)
+        from catalogue import (
+            market_schema,  # noqa: F401  (GET/PUT /v1/market, issue 37: from accounts)
+            schema,  # noqa: F401  (its OpenAPI description, issue 6)
+        )
         from catalogue.analysis import schema as analysis_schema  # noqa: F401  (issue 26)

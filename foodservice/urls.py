@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path, re_path
 
-from accounts.api import MarketView
+from catalogue.market_api import MarketView
 from core import metrics
 from foodservice import docs, errors, health
 from metering.api import UsageHistoryView, UsageView

@@ -1,5 +1,6 @@
 """Drop an account's keys from the shared key cache when its owner is deactivated or
-reactivated (issue 11.1), whoever saves the user: the admin, a command, any code.
+reactivated (issue 11.1), whoever saves the user: the admin, a command, any code; and
+when its tier, limits or market change (``accounts.signals.account_limits_changed``).
 
 ``is_active`` false is the one state that stops an account: every key answers the opaque
 401 from the next request on, on every worker; reactivating restores the keys as they
@@ -23,6 +24,7 @@ from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 
 from accounts.models import Account, User
+from accounts.signals import account_limits_changed
 from keys.services import keys_forget_account
 
 
@@ -48,3 +50,10 @@ def forget_keys_again_once_the_row_is_written(sender: type[User], instance: User
     account = instance.__dict__.pop("_keys_forget_again", None)
     if account is not None:
         keys_forget_account(account=account)
+
+
+@receiver(account_limits_changed, dispatch_uid="keys-account-limits-changed")
+def forget_keys_when_limits_change(sender: type[Account], account: Account, **_: Any) -> None:
+    """The account's tier, limits or market changed: its cached principals carry the
+    old ones (accounts.signals; issue 37: accounts no longer imports keys)."""
+    keys_forget_account(account=account)

@@ -21,6 +21,7 @@ from accounts.audit.actors import Actor
 from accounts.models import Account, User
 from accounts.services import account_create, account_set_market, account_set_tier
 from accounts.tiers import Tier, TierLimits, tier_limits
+from catalogue.selectors import markets_offered
 from core import problems
 
 # Tiers a person can switch to themselves. Executive Chef is negotiated (spec 8.1) and
@@ -232,7 +233,10 @@ class MarketForm(forms.Form):
         error (the same rules as ``PUT /v1/market``)."""
         try:
             return account_set_market(
-                account=self.account, market=self.cleaned_data["market"], actor=actor
+                account=self.account,
+                market=self.cleaned_data["market"],
+                offered=markets_offered(),  # now, not when the page was drawn
+                actor=actor,
             )
         except problems.ValidationFailed as problem:
             for message in _problem_errors(problem).values():

@@ -118,6 +118,6 @@ def test_market_is_chosen_and_seen_by_keys(account, key_and_secret, market):
 @pytest.mark.parametrize("market", ["ZZ", "USA", "", 7, None, "U$"])
 def test_market_not_offered_or_malformed_is_refused(account, market):
     with pytest.raises(problems.ValidationFailed) as excinfo:
-        account_set_market(account=account, market=market)
+        account_set_market(account=account, market=market, offered=["US", "IN"])
     assert excinfo.value.body()["errors"][0]["field"] == "market"
     assert Account.objects.get(pk=account.pk).market == "US"

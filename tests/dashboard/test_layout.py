@@ -155,3 +155,17 @@ def test_no_test_module_imports_another_test_module():
         if name.startswith("tests.") and name.split(".")[-1].startswith("test_")
     }
     assert not offenders
+
+
+FLOORS = ("core", "accounts", "keys", "metering", "catalogue", "foodservice")
+
+
+@pytest.mark.parametrize("app", FLOORS)
+def test_each_floor_imports_only_the_floors_below_it(app):
+    """Issue 37: core < accounts < keys < metering < catalogue < the wiring. A lower app
+    learns about a higher one through a signal or an argument (accounts.signals; the
+    markets an account may choose come from its caller), never an import."""
+    above = set(FLOORS[FLOORS.index(app) + 1 :])
+    for name, path in _modules(app).items():
+        bad = {m for m in _imports(path) if m.split(".")[0] in above}
+        assert not bad, f"{name} imports {sorted(bad)}, a floor above {app}"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from accounts.api import MarketView
 from accounts.models import Account
+from catalogue.market_api import MarketView
 from keys import secrets
 from keys.models import ApiKey
 from keys.services import key_revoke, key_rotate

@@ -1,4 +1,6 @@
-"""The market endpoints (spec 3.2, 4): unmetered, for any authenticated key."""
+"""The market endpoints (spec 3.2, 4): unmetered, for any authenticated key. The account
+owns its market (accounts.services.account_set_market); the catalogue knows which markets
+it offers, so the endpoint lives here, above both (issue 37)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from rest_framework.views import APIView
 from accounts.audit.actors import Actor
 from accounts.models import Account
 from accounts.services import account_set_market
-from catalogue.selectors import markets_offered_named
+from catalogue.selectors import markets_offered, markets_offered_named
 from core import problems
 
 
@@ -41,5 +43,7 @@ class MarketView(APIView):
             raise problems.ValidationFailed({"market": "This field is required."})
         account = Account.objects.get(pk=request.auth.account_id)
         actor = Actor.for_api_key(request, key_id=request.auth.key_id)
-        account = account_set_market(account=account, market=body["market"], actor=actor)
+        account = account_set_market(
+            account=account, market=body["market"], offered=markets_offered(), actor=actor
+        )
         return Response(_market_body(account.market))

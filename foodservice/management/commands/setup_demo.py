@@ -84,5 +84,9 @@ def _demo_account() -> Account:
     offered = markets_offered()
     market = "US" if "US" in offered else (offered[0] if offered else "")
     return account_create(
-        email=EMAIL, market=market, email_verified=True, actor=Actor.operator("setup_demo")
+        email=EMAIL,
+        market=market,
+        offered=offered,
+        email_verified=True,
+        actor=Actor.operator("setup_demo"),
     )

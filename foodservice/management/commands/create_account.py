@@ -1,4 +1,7 @@
-"""``manage.py create_account EMAIL [--tier T] [--market CC] [--password PW] [--json]``."""
+"""``manage.py create_account EMAIL [--tier T] [--market CC] [--password PW] [--json]``.
+
+A wiring command (issue 37): the market must be one the catalogue offers, and the
+accounts app, below the catalogue, learns those from its caller."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from django.core.management.base import CommandParser
 from accounts.audit.actors import Actor
 from accounts.services import account_create
 from accounts.tiers import Tier
+from catalogue.selectors import markets_offered
 from core.cli import ServiceCommand
 
 
@@ -27,6 +31,7 @@ class Command(ServiceCommand):
             password=options["password"],
             tier=options["tier"],
             market=options["market"],
+            offered=markets_offered(),
             email_verified=True,  # an operator vouches for the address
             actor=Actor.operator("create_account"),
         )

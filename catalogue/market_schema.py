@@ -1,5 +1,5 @@
 """``GET``/``PUT /v1/market`` in the OpenAPI schema (spec 3.2, 4; docs/api-guide.md "Markets").
-Loaded by ``AccountsConfig.ready()``."""
+Loaded by ``CatalogueConfig.ready()``."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ _TASTER = Tier.TASTER.label
 
 
 class MarketSchema(OpenApiViewExtension):
-    target_class = "accounts.api.MarketView"
+    target_class = "catalogue.market_api.MarketView"
 
     def view_replacement(self) -> type:
         return described(
