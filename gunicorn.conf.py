@@ -53,7 +53,7 @@ Choices:
   wait in the gthread worker's poller, not in a thread.
 - **Recycling.** ``max_requests`` with 10 % jitter bounds any slow leak and keeps the
   workers from all restarting at once.
-- **Logs.** gunicorn's access log is off: ``foodservice.requestlog`` writes one JSON
+- **Logs.** gunicorn's access log is off: ``foodservice.http.requestlog`` writes one JSON
   line per request with more in it (account, key, tier, metered, request id). gunicorn's
   own error log goes to stderr.
 - **No preload.** ``preload_app`` stays False: each worker imports the app after the
@@ -102,10 +102,10 @@ workers = _int(
 )
 threads = _int("GUNICORN_THREADS", 4)
 # gunicorn's own workers, except that a request gunicorn refuses (414, 431, 400) is
-# answered with a problem object, not an HTML page (foodservice/gunicorn_workers.py).
+# answered with a problem object, not an HTML page (foodservice/http/gunicorn_workers.py).
 worker_class = {
-    "gthread": "foodservice.gunicorn_workers.ThreadWorker",
-    "sync": "foodservice.gunicorn_workers.SyncWorker",
+    "gthread": "foodservice.http.gunicorn_workers.ThreadWorker",
+    "sync": "foodservice.http.gunicorn_workers.SyncWorker",
 }.get(os.environ.get("GUNICORN_WORKER_CLASS", "gthread"), os.environ.get("GUNICORN_WORKER_CLASS"))
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)

@@ -36,7 +36,7 @@ query as the rows its bytes are made from: a change committing in between leaves
 older than the row it describes, so that rendering is never served.
 
 Reads (the version, records, summaries, and the rows a rendering is made from) are
-routed like every catalogue read (``foodservice.replicas``: a replica during a GET or
+routed like every catalogue read (``foodservice.ops.replicas``: a replica during a GET or
 HEAD when replicas are configured, the primary if it fails); a rendering made on the
 spot is stored on the primary, tagged with the version read where its rows were read
 (a replica's version is never newer than the primary's, so at worst it is re-rendered).

@@ -1,6 +1,6 @@
 """Which database a raw SQL catalogue read runs on.
 
-The project's ``ReplicaRouter`` (``foodservice/replicas.py``, installed only when read
+The project's ``ReplicaRouter`` (``foodservice/ops/replicas.py``, installed only when read
 replicas are configured) routes model reads; a raw SQL read asks Django's router the
 same question for ``Food``, so it goes where a model read would: a healthy replica
 during a GET or HEAD, the primary otherwise.

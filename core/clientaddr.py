@@ -13,7 +13,7 @@ only when the first names one, and so on, up to ``TRUSTED_PROXY_COUNT`` entries.
 client that reaches gunicorn (or an outer proxy) directly is therefore its own socket
 address whatever it writes in the header; anything further left than the proxies'
 entries was written by the client and is never read. With either setting empty or 0
-the header is ignored entirely (the default). ``foodservice/checks.py`` refuses a count
+the header is ignored entirely (the default). ``foodservice/ops/checks.py`` refuses a count
 without any trusted proxy (the header would be ignored, silently).
 """
 

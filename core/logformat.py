@@ -19,7 +19,7 @@ from typing import Any
 _SECRET = re.compile(r"svc_sk_live_[A-Za-z0-9]*")
 _TOKEN = re.compile(r"[!-~]+", re.ASCII)  # printable ASCII, no space
 REDACTED = "[redacted]"
-# The request line's fields, in order (foodservice/requestlog.py writes them).
+# The request line's fields, in order (foodservice/http/requestlog.py writes them).
 REQUEST_FIELDS = (
     "method",
     "path",

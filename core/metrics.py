@@ -11,7 +11,7 @@ Every metric is defined here, so the whole list is visible at a glance:
 | ``foodservice_meter_duration_seconds`` | histogram | backend: ``redis`` / ``memory`` |
 | ``foodservice_redis_errors_total`` | counter | component: ``meter``, ``readyz``, ... |
 
-The request metrics are recorded by ``foodservice.requestlog.RequestLogMiddleware``;
+The request metrics are recorded by ``foodservice.http.requestlog.RequestLogMiddleware``;
 the meter calls ``meter_timer`` around each consume and ``redis_error`` when Redis fails.
 
 Multi-process: under gunicorn, ``gunicorn.conf.py`` points ``PROMETHEUS_MULTIPROC_DIR``

@@ -1,4 +1,4 @@
-"""Generic OpenAPI helpers (issue 6; split from ``foodservice/schema.py`` in issue 25):
+"""Generic OpenAPI helpers (issue 6; split from ``foodservice/openapi/schema.py`` in issue 25):
 what every app's ``schema.py`` uses to describe its operations, and what the
 document's postprocessing uses to describe problems.
 
@@ -16,7 +16,7 @@ helpers give:
   ``#tag/<kind>``: exactly the fragment of every problem's ``doc_url``.
 
 The product's document (tiers, endpoint tags, the markets enum) is put together by
-``foodservice.schema.postprocess``. This module imports no app.
+``foodservice.openapi.schema.postprocess``. This module imports no app.
 """
 
 from __future__ import annotations
@@ -252,7 +252,7 @@ def conditional_headers() -> list[OpenApiParameter]:
 
 def uri_too_long() -> dict[tuple[int, str], OpenApiResponse]:
     """The HTTP server's own answer to a request line over its limit (gunicorn: 8,190
-    bytes): a problem object like every other answer (foodservice.gunicorn_workers)."""
+    bytes): a problem object like every other answer (foodservice.http.gunicorn_workers)."""
     return problem_responses(UriTooLong)
 
 

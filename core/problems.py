@@ -6,7 +6,7 @@ A problem is an exception that knows how to render itself as an RFC 9457
     {"type": "/problems/<kind>", "title": ..., "status": ..., "detail": ...,
      "doc_url": "{BASE_URL}/docs#tag/<kind>", ...members}
 
-``foodservice.exception_handler`` renders them (and turns DRF's and Django's own
+``foodservice.http.exception_handler`` renders them (and turns DRF's and Django's own
 exceptions into them); the operator commands raise ``CommandError(problem.detail)``.
 """
 
@@ -202,7 +202,7 @@ class MalformedRequest(Problem):
 
 class UriTooLong(Problem):
     """The request line is over the HTTP server's limit (gunicorn: 8,190 bytes), answered
-    by the server before the application (foodservice.gunicorn_workers, issue 24.5)."""
+    by the server before the application (foodservice.http.gunicorn_workers, issue 24.5)."""
 
     kind = "uri-too-long"
     title = "URI Too Long"

@@ -74,19 +74,19 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First: times, logs and counts every response, and sets X-Request-ID (issue 7.4).
-    "foodservice.requestlog.RequestLogMiddleware",
+    "foodservice.http.requestlog.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "foodservice.security.SecurityHeadersMiddleware",
+    "foodservice.http.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Every /v1 answer: Cache-Control private and Vary on the key headers (issue 24.4).
-    "foodservice.middleware.PerAccountCacheMiddleware",
-    "foodservice.middleware.ProblemMiddleware",
+    "foodservice.http.middleware.PerAccountCacheMiddleware",
+    "foodservice.http.middleware.ProblemMiddleware",
     # Before anything reads the session or the database: NUL and other control
     # characters get a 404/400 on every route (issue 11.6).
     "core.controlchars.ControlCharacterMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Before CommonMiddleware, so it strips the Content-Length that one adds to a 304.
-    "foodservice.middleware.NotModifiedMiddleware",
+    "foodservice.http.middleware.NotModifiedMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -125,7 +125,7 @@ DATABASES = {"default": database_from_url(DATABASE_URL, sqlite_path=VAR_DIR / "d
 # Run migrate and load_catalogue against PostgreSQL directly (docs/operations.md).
 DATABASE_PGBOUNCER = env_bool("DATABASE_PGBOUNCER", default=False)
 # DATABASE_REPLICA_URLS: PostgreSQL streaming replicas for catalogue reads (aliases
-# replica1, replica2, ...; foodservice/replicas.py). A replica whose replay lags more
+# replica1, replica2, ...; foodservice/ops/replicas.py). A replica whose replay lags more
 # than DATABASE_REPLICA_MAX_LAG seconds, or is down, is skipped for the primary.
 DATABASE_REPLICA_URLS = env_list("DATABASE_REPLICA_URLS", [])
 DATABASE_REPLICA_MAX_LAG = float(env_str("DATABASE_REPLICA_MAX_LAG", "30"))
@@ -133,15 +133,15 @@ for _n, _url in enumerate(DATABASE_REPLICA_URLS, start=1):
     _replica = database_from_url(_url, sqlite_path=VAR_DIR / "db.sqlite3")
     if not str(_replica["ENGINE"]).endswith("postgresql"):
         raise ImproperlyConfigured("DATABASE_REPLICA_URLS must be postgres:// URLs")
-    _replica["ENGINE"] = "foodservice.replica_db"
+    _replica["ENGINE"] = "foodservice.ops.replica_db"
     _replica["TEST"] = {"MIRROR": "default"}  # tests read the test database
     DATABASES[f"replica{_n}"] = _replica
 if DATABASE_REPLICA_URLS:
-    DATABASE_ROUTERS = ["foodservice.replicas.ReplicaRouter"]
-    MIDDLEWARE.append("foodservice.replicas.ReplicaReadsMiddleware")
+    DATABASE_ROUTERS = ["foodservice.ops.replicas.ReplicaRouter"]
+    MIDDLEWARE.append("foodservice.ops.replicas.ReplicaReadsMiddleware")
 if DATABASE_PGBOUNCER:
     for _db in DATABASES.values():
-        if _db["ENGINE"] in ("django.db.backends.postgresql", "foodservice.replica_db"):
+        if _db["ENGINE"] in ("django.db.backends.postgresql", "foodservice.ops.replica_db"):
             if _db["OPTIONS"].get("server_side_binding"):
                 raise ImproperlyConfigured("server_side_binding does not work through PgBouncer")
             _db["DISABLE_SERVER_SIDE_CURSORS"] = True
@@ -304,13 +304,13 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_THROTTLE_CLASSES": [],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["foodservice.parsers.JSONParser"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "foodservice.negotiation.JSONOnlyNegotiation",
+    "DEFAULT_PARSER_CLASSES": ["foodservice.http.parsers.JSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "foodservice.http.negotiation.JSONOnlyNegotiation",
     # No OPTIONS metadata: it would describe the views from their internal docstrings.
     # OPTIONS is then a 405 problem like any other unsupported method (/docs describes
     # the API).
     "DEFAULT_METADATA_CLASS": None,
-    "EXCEPTION_HANDLER": "foodservice.exception_handler.problem_exception_handler",
+    "EXCEPTION_HANDLER": "foodservice.http.exception_handler.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
     "UNICODE_JSON": True,
@@ -337,13 +337,13 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The API reference (issue 6): /openapi.json and /docs need no key; the per-view
-    # descriptions live in each app's schema.py, the shared parts in foodservice/schema.py.
+    # descriptions live in each app's schema.py, the shared parts in foodservice/openapi/schema.py.
     "SERVE_AUTHENTICATION": [],
     "SCHEMA_PATH_PREFIX": r"/v1",
     "SCHEMA_PATH_PREFIX_TRIM": False,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "foodservice.schema.postprocess",
+        "foodservice.openapi.schema.postprocess",
     ],
 }
 
@@ -368,7 +368,7 @@ SIGNIN_ACCOUNT_CEILING = int(env_str("SIGNIN_ACCOUNT_CEILING", "100"))  # per ad
 # TRUSTED_PROXY_COUNT entries, each only when the one before it names a trusted proxy
 # (core/clientaddr.py). Either unset: the header is ignored. A count without
 # trusted proxies (a configuration from before TRUSTED_PROXIES) fails the system check
-# foodservice.E001 (foodservice/checks.py).
+# foodservice.E001 (foodservice/ops/checks.py).
 try:
     TRUSTED_PROXIES = parse_networks(env_str("TRUSTED_PROXIES"))
 except ValueError as exc:

@@ -7,7 +7,9 @@ from django.urls import include, path, re_path
 
 from catalogue.market_api import MarketView
 from core import metrics
-from foodservice import docs, errors, health
+from foodservice.http import errors
+from foodservice.openapi import docs
+from foodservice.ops import health
 from metering.api import UsageHistoryView, UsageView
 
 api_v1 = [

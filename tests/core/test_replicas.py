@@ -1,11 +1,11 @@
-"""Issue 30.4: a replica's replay lag from WAL positions (``foodservice.replicas``); the
+"""Issue 30.4: a replica's replay lag from WAL positions (``foodservice.ops.replicas``); the
 engine test (tests/engines/test_replica_lag.py) pauses a real replica's replay."""
 
 from __future__ import annotations
 
 import math
 
-from foodservice.replicas import replay_lag
+from foodservice.ops.replicas import replay_lag
 
 # The primary's WAL position as the checks read it: (seconds, byte offset).
 IDLE = [(0.0, 5000), (2.0, 5000), (4.0, 5000)]
@@ -42,7 +42,7 @@ def test_a_pinned_block_reads_the_catalogue_from_one_database_only():
     so the router must not pick another replica per query inside it."""
     from catalogue.models import Food
     from catalogue.routing import catalogue_read_alias, pinned, pinned_reads
-    from foodservice import replicas
+    from foodservice.ops import replicas
 
     router = replicas.ReplicaRouter()
     token = replicas._reads_allowed.set(True)

@@ -121,7 +121,7 @@ def test_pgbouncer_and_replicas_settings():
         },
         **{
             alias: {
-                "engine": "foodservice.replica_db",
+                "engine": "foodservice.ops.replica_db",
                 "nocursors": True,
                 "prepare": None,
                 "mirror": "default",
@@ -129,8 +129,8 @@ def test_pgbouncer_and_replicas_settings():
             for alias in ("replica1", "replica2")
         },
     }
-    assert got["routers"] == ["foodservice.replicas.ReplicaRouter"]
-    assert got["middleware"] == "foodservice.replicas.ReplicaReadsMiddleware"
+    assert got["routers"] == ["foodservice.ops.replicas.ReplicaRouter"]
+    assert got["middleware"] == "foodservice.ops.replicas.ReplicaReadsMiddleware"
 
 
 @pytest.mark.backend_free

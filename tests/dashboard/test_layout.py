@@ -90,7 +90,7 @@ def test_domain_apps_import_the_base_layer_not_the_wiring(app):
 
 def test_the_wiring_imports_apps_at_module_top():
     wiring = _wiring()
-    assert "foodservice.schema" in wiring and "foodservice.urls" in wiring
+    assert "foodservice.openapi.schema" in wiring and "foodservice.urls" in wiring
     for name, path in wiring.items():
         if name.endswith(".apps"):
             continue  # AppConfig.ready() imports on purpose, once the registry is ready
@@ -169,3 +169,12 @@ def test_each_floor_imports_only_the_floors_below_it(app):
     for name, path in _modules(app).items():
         bad = {m for m in _imports(path) if m.split(".")[0] in above}
         assert not bad, f"{name} imports {sorted(bad)}, a floor above {app}"
+
+
+def test_the_wiring_keeps_its_modules_in_rooms_by_kind():
+    """Issue 37: foodservice/'s top level holds the project's own wiring only; the HTTP
+    edge, operations and the OpenAPI document live in http/, ops/ and openapi/."""
+    top = {p.stem for p in (ROOT / "foodservice").glob("*.py")}
+    assert top == {"__init__", "apps", "asgi", "settings", "urls", "wsgi"}
+    for room in ("http", "ops", "openapi", "dashboard", "management"):
+        assert (ROOT / "foodservice" / room / "__init__.py").exists(), room

@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from foodservice.security import CONTENT_SECURITY_POLICY
+from foodservice.http.security import CONTENT_SECURITY_POLICY
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +45,7 @@ def test_templates_hold_no_inline_script_style_or_cdn():
 def test_a_response_that_sets_its_own_policy_keeps_it(rf):
     from django.http import HttpResponse
 
-    from foodservice.security import SecurityHeadersMiddleware
+    from foodservice.http.security import SecurityHeadersMiddleware
 
     def view(request):
         response = HttpResponse()

@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 
 from core.problems import all_problem_types
-from foodservice.docs import REMOTE_LOGO
+from foodservice.openapi.docs import REMOTE_LOGO
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 
 

@@ -13,7 +13,7 @@ import pytest
 from core.openapi import problem_component_name, problem_doc
 from core.problem_docs import PROBLEM_DOCS
 from core.problems import all_problem_types
-from foodservice.schema import ENDPOINT_TAGS
+from foodservice.openapi.schema import ENDPOINT_TAGS
 
 KINDS = [cls.kind for cls in all_problem_types()]
 

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rest_framework.exceptions import ParseError
 
-from foodservice.parsers import JSONParser
+from foodservice.http.parsers import JSONParser
 from tests.hostile.profile import hostile
 
 PROBLEM = "application/problem+json"

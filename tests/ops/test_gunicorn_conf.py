@@ -37,7 +37,7 @@ def test_workers_default_to_twice_the_cores_plus_one_with_redis(monkeypatch):
     assert config["default_workers"](cores=2, redis=True) == 5
     assert config["workers"] >= 3
     assert config["threads"] == 4
-    assert config["worker_class"] == "foodservice.gunicorn_workers.ThreadWorker"
+    assert config["worker_class"] == "foodservice.http.gunicorn_workers.ThreadWorker"
 
 
 def test_one_worker_without_redis_because_metering_is_in_process(monkeypatch):

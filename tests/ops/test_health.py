@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
 
-from foodservice import health
+from foodservice.ops import health
 from tests.support.servers import fetch, gunicorn
 
 

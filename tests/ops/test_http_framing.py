@@ -15,7 +15,7 @@ from gunicorn.http import errors as http_errors
 
 from accounts.models import Account
 from core.problems import all_problem_types
-from foodservice import gunicorn_workers
+from foodservice.http import gunicorn_workers
 from keys.services import key_create
 from tests.factories import AccountFactory
 from tests.support.servers import gunicorn, nginx

@@ -1,4 +1,4 @@
-"""The proxy settings' system checks (foodservice/checks.py, issue 36.4): a configuration
+"""The proxy settings' system checks (foodservice/ops/checks.py, issue 36.4): a configuration
 from before ``TRUSTED_PROXIES`` (a count alone) stops ``manage.py check`` and so
 ``make serve-prod``, instead of silently giving every client the proxy's address."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from foodservice.checks import proxy_settings
+from foodservice.ops.checks import proxy_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

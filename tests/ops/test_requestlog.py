@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from core.logformat import REQUEST_FIELDS, JsonFormatter, TextFormatter, redact
-from foodservice.requestlog import request_id_for
+from foodservice.http.requestlog import request_id_for
 
 SECRETISH = "svc_sk_live_" + "A" * 49
 

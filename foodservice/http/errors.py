@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from core import problems
 from core.problems import is_api_path
-from foodservice.exception_handler import problem_response
+from foodservice.http.exception_handler import problem_response
 
 
 class ApiNotFound(APIView):

@@ -31,7 +31,7 @@ from django.views.decorators.http import require_safe
 
 from core import metrics
 
-logger = logging.getLogger("foodservice.health")
+logger = logging.getLogger("foodservice.ops.health")
 
 MIGRATIONS_TTL_SECONDS = 30.0
 OK, DOWN, PENDING, UNKNOWN, NOT_CONFIGURED = "ok", "down", "pending", "unknown", "not-configured"

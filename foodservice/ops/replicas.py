@@ -13,7 +13,7 @@ A replica is skipped (the primary answers instead) while it is down, for
 ``DOWN_SECONDS`` after any failure to connect or to run a query, and while its replay
 lag may exceed ``settings.DATABASE_REPLICA_MAX_LAG`` seconds (checked at most every
 ``LAG_CHECK_SECONDS``). A query that fails on a replica mid-request is run again on the
-primary (``foodservice.replica_db``), so a replica dying never fails a request.
+primary (``foodservice.ops.replica_db``), so a replica dying never fails a request.
 
 Replay lag (issue 30.4) is measured on WAL positions, not on the time since the last
 replayed commit (which made an idle primary look like lag: 34 s after idling). Each
@@ -51,7 +51,7 @@ from django.http import HttpRequest, HttpResponse
 
 from catalogue import routing
 
-logger = logging.getLogger("foodservice.replicas")
+logger = logging.getLogger("foodservice.ops.replicas")
 
 DOWN_SECONDS = 5.0
 LAG_CHECK_SECONDS = 2.0

@@ -1,5 +1,5 @@
 """PostgreSQL, plus: a replica that cannot be reached or fails a query mid-request is
-marked down (``foodservice.replicas``) and the query runs on the primary instead, so a
+marked down (``foodservice.ops.replicas``) and the query runs on the primary instead, so a
 replica never makes a request fail. Only reads ever come here (the router sends every
 write to the primary)."""
 
@@ -11,7 +11,7 @@ from django.db import DEFAULT_DB_ALIAS, OperationalError, connections
 from django.db.backends.postgresql import base
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
-from foodservice.replicas import health
+from foodservice.ops.replicas import health
 
 
 class _Fallback:

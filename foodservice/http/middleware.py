@@ -14,7 +14,7 @@ from catalogue.conditional import VARY
 from core import problems
 from core.problems import is_api_path
 from core.redis import UNREACHABLE
-from foodservice.exception_handler import problem_for, problem_response
+from foodservice.http.exception_handler import problem_for, problem_response
 
 _UNAVAILABLE = (problems.ServiceUnavailable, OperationalError, InterfaceError, *UNREACHABLE)
 

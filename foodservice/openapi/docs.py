@@ -7,7 +7,7 @@ web fonts), so it works on machines without network access. The bundle is served
 ``redoc_bundle`` rather than as a static file because it hard-codes one remote image
 (the Redocly logo of its "API docs by Redocly" footer): that URL is replaced by an
 empty inline image, so the page requests nothing from another origin. It sets its own
-Content-Security-Policy, which ``foodservice.security`` keeps: the site-wide policy
+Content-Security-Policy, which ``foodservice.http.security`` keeps: the site-wide policy
 plus what Redoc needs to run, inline styles (it styles itself with styled-components)
 and a ``blob:`` worker (its search index).
 """
@@ -26,7 +26,7 @@ from drf_spectacular.renderers import OpenApiJsonRenderer2
 from drf_spectacular.views import SpectacularJSONAPIView
 from rest_framework.permissions import AllowAny
 
-from foodservice.security import CONTENT_SECURITY_POLICY
+from foodservice.http.security import CONTENT_SECURITY_POLICY
 
 DOCS_CONTENT_SECURITY_POLICY = (
     CONTENT_SECURITY_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")

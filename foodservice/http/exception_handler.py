@@ -21,7 +21,7 @@ from rest_framework.views import set_rollback
 from core import metrics, problems
 from core.redis import UNREACHABLE
 
-logger = logging.getLogger("foodservice.errors")
+logger = logging.getLogger("foodservice.http.errors")
 
 
 def problem_for(exc: BaseException) -> problems.Problem:
