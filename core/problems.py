@@ -12,6 +12,7 @@ exceptions into them); the operator commands raise ``CommandError(problem.detail
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
 from django.conf import settings
@@ -88,6 +89,12 @@ class Problem(APIException):
     def headers(self) -> dict[str, str]:
         """Response headers that belong to this problem (e.g. ``Retry-After``)."""
         return {}
+
+    def encoded(self) -> bytes:
+        """``body()`` as compact JSON bytes: the one rendering of a problem outside DRF's
+        own (the exception handler's plain responses, and the WSGI and gunicorn layers
+        that answer before Django runs)."""
+        return json.dumps(self.body(), separators=(",", ":")).encode()
 
 
 class Unauthorized(Problem):

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.db import InterfaceError, OperationalError
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
@@ -69,8 +69,8 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
 
 def problem_response(problem: problems.Problem) -> HttpResponse:
     """A plain Django response for a problem, for code outside DRF's views."""
-    response = JsonResponse(
-        problem.body(), status=problem.status_code, content_type=problems.PROBLEM_CONTENT_TYPE
+    response = HttpResponse(
+        problem.encoded(), status=problem.status_code, content_type=problems.PROBLEM_CONTENT_TYPE
     )
     for name, value in problem.headers().items():
         response[name] = value

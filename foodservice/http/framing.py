@@ -14,7 +14,6 @@ around Django (``foodservice.wsgi``), so it holds under any server and any proxy
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -34,7 +33,7 @@ class HttpFraming:
             problem = problems.MalformedRequest(
                 "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)."
             )
-            body = json.dumps(problem.body(), separators=(",", ":")).encode()
+            body = problem.encoded()
             start_response(
                 f"{problem.status_code} {problem.title}",
                 [("Content-Type", problems.PROBLEM_CONTENT_TYPE),

@@ -11,7 +11,6 @@ selects them; ``GUNICORN_WORKER_CLASS`` picks ``gthread`` (default) or ``sync``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from gunicorn import util
@@ -43,7 +42,7 @@ def refusal(exc: BaseException) -> problems.Problem:
 def response_bytes(problem: problems.Problem) -> bytes:
     """A whole HTTP/1.1 response carrying ``problem``; the connection closes after it
     (the request could not be framed, so nothing after it can be trusted)."""
-    body = json.dumps(problem.body(), separators=(",", ":")).encode()
+    body = problem.encoded()
     head = (
         f"HTTP/1.1 {problem.status_code} {problem.title}\r\n"
         "Connection: close\r\n"
