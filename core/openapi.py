@@ -22,9 +22,11 @@ The product's document (tiers, endpoint tags, the markets enum) is put together 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.template.loader import render_to_string
+from drf_spectacular.extensions import OpenApiViewExtension
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -53,6 +55,18 @@ def components() -> dict[str, dict[str, Any]]:
 
 def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
+
+
+def closed_object(properties: dict[str, Any], description: str = "") -> dict[str, Any]:
+    """A closed object: every property required, nothing else allowed (a response
+    body is ``closed_object({"data": ...})``)."""
+    schema = {
+        "type": "object",
+        "required": list(properties),
+        "additionalProperties": False,
+        "properties": properties,
+    }
+    return schema | ({"description": description} if description else {})
 
 
 # --- problems -----------------------------------------------------------------------
@@ -300,6 +314,23 @@ def described(view: type, **methods: Any) -> type:
     """What an ``OpenApiViewExtension.view_replacement`` returns: a subclass of ``view``
     carrying an ``operation(...)`` per method name (the view itself is left alone)."""
     return extend_schema_view(**methods)(type(view.__name__, (view,), {}))
+
+
+def view_schema(target: str, **methods: Callable[[], Any]) -> type[OpenApiViewExtension]:
+    """The ``OpenApiViewExtension`` describing the view at ``target`` (a dotted path):
+    ``methods`` maps a method name to a function returning its ``operation(...)``, called
+    each time the document is built (so the settings an operation reads are the live
+    ones). Defining the class registers it with drf-spectacular; an app's ``schema.py``
+    keeps it as a module attribute (``UsageSchema = view_schema(...)``)."""
+
+    def view_replacement(self: OpenApiViewExtension) -> type:
+        return described(self.target_class, **{name: build() for name, build in methods.items()})
+
+    return type(
+        f"{target.rsplit('.', 1)[-1]}Schema",
+        (OpenApiViewExtension,),
+        {"target_class": target, "view_replacement": view_replacement},
+    )
 
 
 # --- error reference ----------------------------------------------------------------

@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.http import HttpRequest
 
+from core.admin import ReadOnlyAdminMixin
 from metering.models import KeyUsageHour
 
 
 @admin.register(KeyUsageHour)
-class KeyUsageHourAdmin(admin.ModelAdmin):
+class KeyUsageHourAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("hour", "key", "account", "count", "failed", "quota_refused", "burst_refused")
     list_filter = ("hour",)
     search_fields = ("key__label", "account__owner__email")
     date_hierarchy = "hour"
     list_select_related = ("key", "account__owner")
     ordering = ("-hour", "key")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False

@@ -154,6 +154,7 @@ def _step(
         used = pn
     else:
         used = sum(counts)
+    # consume.lua's with_day_counts(): a peek and the quota 429 carry the rolling day's counts
     day_counts = tuple(counts) if window.start_hour is None else ()
     if peek:
         return Tally(Outcome.PEEKED, used, state.tat, hour, day_counts)

@@ -5,20 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiViewExtension
 from drf_spectacular.utils import OpenApiParameter
 
 from accounts.tiers import Tier
 from core import problems
-from core.openapi import component, described, operation
+from core.openapi import closed_object, component, operation, view_schema
 
 USAGE = component(
     "Usage",
-    {
-        "type": "object",
-        "required": ["data"],
-        "additionalProperties": False,
-        "properties": {
+    closed_object(
+        {
             "data": {
                 "type": "object",
                 "description": "The account's standing in its quota window (spec 2.4).",
@@ -54,28 +50,25 @@ USAGE = component(
                     },
                 },
             }
-        },
-    },
+        }
+    ),
 )
 
 
-class UsageSchema(OpenApiViewExtension):
-    target_class = "metering.api.UsageView"
+def _usage_read() -> Any:
+    return operation(
+        operation_id="usage_read",
+        tag="usage",
+        summary="Read the account's usage",
+        description="Quota, requests used and left, and when allowance next frees "
+        "up. Not metered: never counts, carries no RateLimit headers, and answers "
+        "when the account is over quota.",
+        body=USAGE,
+        kinds=(problems.Unauthorized, problems.InternalError, problems.ServiceUnavailable),
+    )
 
-    def view_replacement(self) -> type:
-        return described(
-            self.target_class,
-            get=operation(
-                operation_id="usage_read",
-                tag="usage",
-                summary="Read the account's usage",
-                description="Quota, requests used and left, and when allowance next frees "
-                "up. Not metered: never counts, carries no RateLimit headers, and answers "
-                "when the account is over quota.",
-                body=USAGE,
-                kinds=(problems.Unauthorized, problems.InternalError, problems.ServiceUnavailable),
-            ),
-        )
+
+UsageSchema = view_schema("metering.api.UsageView", get=_usage_read)
 
 
 _COUNT = {"type": "integer", "minimum": 0}
@@ -90,30 +83,21 @@ _OUTCOMES = {
 
 USAGE_HISTORY = component(
     "UsageHistory",
-    {
-        "type": "object",
-        "required": ["data", "meta"],
-        "additionalProperties": False,
-        "properties": {
+    closed_object(
+        {
             "data": {
                 "type": "array",
                 "description": "One bucket per hour or UTC day, oldest first, zero-filled.",
-                "items": {
-                    "type": "object",
-                    "required": ["start", "end", *_OUTCOMES],
-                    "additionalProperties": False,
-                    "properties": {
+                "items": closed_object(
+                    {
                         "start": _STAMP | {"description": "The bucket's first moment (UTC)."},
                         "end": _STAMP | {"description": "The next bucket's start (UTC)."},
                         **_OUTCOMES,
-                    },
-                },
+                    }
+                ),
             },
-            "meta": {
-                "type": "object",
-                "required": ["granularity", "start", "end", "key", "totals"],
-                "additionalProperties": False,
-                "properties": {
+            "meta": closed_object(
+                {
                     "granularity": {"type": "string", "enum": ["hour", "day"]},
                     "start": _STAMP,
                     "end": _STAMP | {"description": "Excluded."},
@@ -122,16 +106,11 @@ USAGE_HISTORY = component(
                         "nullable": True,
                         "description": "The key asked for; null: every key of the account.",
                     },
-                    "totals": {
-                        "type": "object",
-                        "required": list(_OUTCOMES),
-                        "additionalProperties": False,
-                        "properties": _OUTCOMES,
-                    },
-                },
-            },
-        },
-    },
+                    "totals": closed_object(_OUTCOMES),
+                }
+            ),
+        }
+    ),
 )
 
 
@@ -146,55 +125,50 @@ def _query(name: str, description: str, **extra: Any) -> OpenApiParameter:
     )
 
 
-class UsageHistorySchema(OpenApiViewExtension):
-    target_class = "metering.api.UsageHistoryView"
-
-    def view_replacement(self) -> type:
-        return described(
-            self.target_class,
-            get=operation(
-                operation_id="usage_history",
-                tag="usage",
-                summary="Read the account's usage over time",
-                description="Requests per hour or UTC day by outcome, for every key of the "
-                "account or one (`key`), over the last 24 hours, 7 days or 30 days "
-                "(`period`) or a range (`start`, `end`). Not metered, like `/v1/usage`. "
-                "Read from the usage history, which trails the live count of `/v1/usage` "
-                "by a few seconds (`METER_FLUSH_SECONDS`); once it has caught up, the "
-                "`requests` of a window equal `/v1/usage`'s `request_count`. The "
-                "dashboard's charts and CSV read the same numbers. A key id of another "
-                "account is a 404, like an unknown one.",
-                body=USAGE_HISTORY,
-                parameters=[
-                    _query("granularity", "`hour` (default) or `day`.", enum=["hour", "day"]),
-                    _query(
-                        "period",
-                        "`24h`, `7d` or `30d`, ending with the current hour or day. "
-                        "Default: `24h` by hour, `30d` by day. Not with `start`/`end`.",
-                        enum=["24h", "7d", "30d"],
-                    ),
-                    _query(
-                        "start",
-                        "ISO 8601 date or date-time (UTC unless an offset is given), moved "
-                        "back to the start of its hour or day; in the year 2000 (UTC) or "
-                        "later, not after the current hour or day.",
-                    ),
-                    _query(
-                        "end",
-                        "ISO 8601 date or date-time, moved forward to the end of its hour "
-                        "or day; default now, and not after the current hour or day. At "
-                        "most 744 hours or 366 days after `start`.",
-                    ),
-                    _query(
-                        "key", "A key id of the account; default every key.", pattern="^[0-9]+$"
-                    ),
-                ],
-                kinds=(
-                    problems.Unauthorized,
-                    problems.InvalidParameter,
-                    problems.NotFound,
-                    problems.InternalError,
-                    problems.ServiceUnavailable,
-                ),
+def _usage_history() -> Any:
+    return operation(
+        operation_id="usage_history",
+        tag="usage",
+        summary="Read the account's usage over time",
+        description="Requests per hour or UTC day by outcome, for every key of the "
+        "account or one (`key`), over the last 24 hours, 7 days or 30 days "
+        "(`period`) or a range (`start`, `end`). Not metered, like `/v1/usage`. "
+        "Read from the usage history, which trails the live count of `/v1/usage` "
+        "by a few seconds (`METER_FLUSH_SECONDS`); once it has caught up, the "
+        "`requests` of a window equal `/v1/usage`'s `request_count`. The "
+        "dashboard's charts and CSV read the same numbers. A key id of another "
+        "account is a 404, like an unknown one.",
+        body=USAGE_HISTORY,
+        parameters=[
+            _query("granularity", "`hour` (default) or `day`.", enum=["hour", "day"]),
+            _query(
+                "period",
+                "`24h`, `7d` or `30d`, ending with the current hour or day. "
+                "Default: `24h` by hour, `30d` by day. Not with `start`/`end`.",
+                enum=["24h", "7d", "30d"],
             ),
-        )
+            _query(
+                "start",
+                "ISO 8601 date or date-time (UTC unless an offset is given), moved "
+                "back to the start of its hour or day; in the year 2000 (UTC) or "
+                "later, not after the current hour or day.",
+            ),
+            _query(
+                "end",
+                "ISO 8601 date or date-time, moved forward to the end of its hour "
+                "or day; default now, and not after the current hour or day. At "
+                "most 744 hours or 366 days after `start`.",
+            ),
+            _query("key", "A key id of the account; default every key.", pattern="^[0-9]+$"),
+        ],
+        kinds=(
+            problems.Unauthorized,
+            problems.InvalidParameter,
+            problems.NotFound,
+            problems.InternalError,
+            problems.ServiceUnavailable,
+        ),
+    )
+
+
+UsageHistorySchema = view_schema("metering.api.UsageHistoryView", get=_usage_history)

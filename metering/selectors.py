@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from django.db.models import Sum
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from accounts.models import Account
@@ -107,17 +107,8 @@ def key_usage_in_window(*, account: Account, now: datetime | None = None) -> dic
     """Requests per key of ``account`` in the account's current window (the rolling 24
     hours, or the billing period so far): ``{key id: count}`` for every key the account
     ever had, revoked ones included, zero when unused. From the history."""
-    window = window_at(account.limits, account.billing_anchor, now or timezone.now())
     counts = dict.fromkeys(ApiKey.objects.filter(account=account).values_list("pk", flat=True), 0)
-    rows = (
-        KeyUsageHour.objects.filter(
-            account=account,
-            hour__gte=hour_start(window.first_hour),
-            hour__lte=hour_start(window.hour),
-        )
-        .values("key_id")
-        .annotate(n=Sum("count"))
-    )
+    rows = _window_rows(account=account, now=now).annotate(n=Sum("count"))
     for row in rows:
         counts[row["key_id"]] = row["n"]
     return counts
@@ -129,18 +120,20 @@ def key_outcomes_in_window(
     """Each key's requests by outcome in the account's current window, from the
     history: ``{key id: (admitted, quota 429s, burst 429s, failed)}`` for the keys
     with any; a key without is absent."""
-    window = window_at(account.limits, account.billing_anchor, now or timezone.now())
-    rows = (
-        KeyUsageHour.objects.filter(
-            account=account,
-            hour__gte=hour_start(window.first_hour),
-            hour__lte=hour_start(window.hour),
-        )
-        .values("key_id")
-        .annotate(*(Sum(c) for c in OUTCOME_COLUMNS))
-    )
+    rows = _window_rows(account=account, now=now).annotate(*(Sum(c) for c in OUTCOME_COLUMNS))
     count, quota, burst, failed = (f"{c}__sum" for c in OUTCOME_COLUMNS)
     return {row["key_id"]: (row[count], row[quota], row[burst], row[failed]) for row in rows}
+
+
+def _window_rows(*, account: Account, now: datetime | None) -> QuerySet[KeyUsageHour]:
+    """``account``'s history rows in its current window (the rolling 24 hours, or the
+    billing period so far), grouped by key: ``values("key_id")``, ready to annotate."""
+    window = window_at(account.limits, account.billing_anchor, now or timezone.now())
+    return KeyUsageHour.objects.filter(
+        account=account,
+        hour__gte=hour_start(window.first_hour),
+        hour__lte=hour_start(window.hour),
+    ).values("key_id")
 
 
 def key_usage_hourly(*, key: ApiKey, now: datetime | None = None) -> list[UsagePoint]:

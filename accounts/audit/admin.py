@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.http import HttpRequest
 
 from accounts.audit.models import AuditEntry
+from core.admin import ReadOnlyAdminMixin
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("at", "action", "summary", "account", "actor_kind", "actor_label", "address")
     list_filter = ("action", "actor_kind", "at")
     search_fields = ("actor_label", "target", "address", "account__owner__email")
@@ -33,12 +33,3 @@ class AuditEntryAdmin(admin.ModelAdmin):
     @admin.display(description="what")
     def summary(self, entry: AuditEntry) -> str:
         return entry.summary
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False

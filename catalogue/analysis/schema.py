@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiViewExtension
 from drf_spectacular.utils import OpenApiExample
 
 from catalogue.analysis.api import MAX_LINE_LENGTH, MAX_LINES
@@ -15,7 +14,7 @@ from catalogue.models import DataType
 from catalogue.nutrients import HEADLINES
 from catalogue.schema import _METERED, METERED_NOTE, NULLABLE_NUMBER, NULLABLE_STRING, _object
 from core import problems
-from core.openapi import component, described, operation, ratelimit_headers
+from core.openapi import component, operation, ratelimit_headers, view_schema
 
 _NUTRIENTS = {h.column: NULLABLE_NUMBER for h in HEADLINES}
 _REF = _object({"id": {"type": "string"}, "name": {"type": "string"}})
@@ -157,35 +156,32 @@ not this object, or a line holding a control or bidi control character (U+0085, 
 """
 
 
-class AnalysisSchema(OpenApiViewExtension):
-    target_class = "catalogue.analysis.api.AnalysisView"
+def _analysis_create() -> Any:
+    return operation(
+        operation_id="analysis_create",
+        tag="analysis",
+        summary="Analyse a meal or recipe",
+        description=RULES
+        + METERED_NOTE.replace("304, ", "")
+        + " One unit per call, whatever the number of lines.",
+        request={"application/json": REQUEST},
+        examples=[
+            OpenApiExample(
+                "A recipe",
+                value={"ingredients": ["2 tbsp butter", "1 cup whole milk", "qwerty"]},
+                request_only=True,
+            )
+        ],
+        body=ANALYSIS,
+        kinds=(
+            problems.InvalidIngredients,
+            problems.MalformedRequest,
+            problems.UnsupportedMediaType,
+            problems.MarketNotSelected,
+            *_METERED,
+        ),
+        parameters=ratelimit_headers(),
+    )
 
-    def view_replacement(self) -> type:
-        return described(
-            self.target_class,
-            post=operation(
-                operation_id="analysis_create",
-                tag="analysis",
-                summary="Analyse a meal or recipe",
-                description=RULES
-                + METERED_NOTE.replace("304, ", "")
-                + " One unit per call, whatever the number of lines.",
-                request={"application/json": REQUEST},
-                examples=[
-                    OpenApiExample(
-                        "A recipe",
-                        value={"ingredients": ["2 tbsp butter", "1 cup whole milk", "qwerty"]},
-                        request_only=True,
-                    )
-                ],
-                body=ANALYSIS,
-                kinds=(
-                    problems.InvalidIngredients,
-                    problems.MalformedRequest,
-                    problems.UnsupportedMediaType,
-                    problems.MarketNotSelected,
-                    *_METERED,
-                ),
-                parameters=ratelimit_headers(),
-            ),
-        )
+
+AnalysisSchema = view_schema("catalogue.analysis.api.AnalysisView", post=_analysis_create)

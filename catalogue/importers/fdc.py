@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from catalogue.importers import sr28
+from catalogue.importers.csvfile import read_header, unique_records
 from catalogue.importers.files import CountedLines
 from catalogue.importers.records import BadValue, FoodRecord, NutrientDef, Portion, Skipped, amount
 from catalogue.models import DataType, Source
@@ -146,28 +147,18 @@ class FDC:
 
     def records(self) -> Iterator[FoodRecord | Skipped]:
         reader = csv.reader(self.lines)
-        header = next(reader, None)
-        if header is None:
-            yield Skipped(FILE, 1, "empty file")
+        header = read_header(reader, FILE, REQUIRED)
+        if isinstance(header, Skipped):
+            yield header
             return
-        missing = [name for name in REQUIRED if name not in header]
-        if missing:
-            yield Skipped(FILE, 1, f"header lacks {', '.join(missing)}: nothing loaded")
-            return
-        index = {name: i for i, name in enumerate(header)}
+        index = header.index
         nutrient_columns = [(index[name], c, name) for name, c in COLUMNS.items() if name in index]
-        seen: set[str] = set()
-        for row in reader:
-            try:
-                record = _record(row, header, index, nutrient_columns)
-            except BadValue as exc:
-                yield Skipped(FILE, reader.line_num, str(exc))
-                continue
-            if record.source_id in seen:
-                yield Skipped(FILE, reader.line_num, "repeats an earlier row (same id)")
-                continue
-            seen.add(record.source_id)
-            yield record
+        yield from unique_records(
+            reader,
+            FILE,
+            lambda row: _record(row, header.cells, index, nutrient_columns),
+            lambda _: "repeats an earlier row (same id)",
+        )
 
 
 def _record(

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from catalogue.importers import sr28
+from catalogue.importers.csvfile import read_header, unique_records
 from catalogue.importers.files import CountedLines
 from catalogue.importers.records import BadValue, FoodRecord, NutrientDef, Skipped, amount
 from catalogue.models import DataType, Source
@@ -336,34 +337,28 @@ class IFCT:
 
     def records(self) -> Iterator[FoodRecord | Skipped]:
         reader = csv.reader(self.lines)
-        header = next(reader, None)
-        if header is None:
-            yield Skipped(FILE, 1, "empty file")
+        header = read_header(reader, FILE, TEXT_COLUMNS, name=_code)
+        if isinstance(header, Skipped):
+            yield header
             return
-        # "Food Code; code", "Energy; enerc_e": the code follows the last "; ".
-        codes = [column.rpartition("; ")[2].strip() for column in header]
-        missing = [code for code in TEXT_COLUMNS if code not in codes]
-        if missing:
-            yield Skipped(FILE, 1, f"header lacks {', '.join(missing)}: nothing loaded")
-            return
-        index = {code: i for i, code in enumerate(codes)}
+        index = header.index
         columns = [
             (index[code], index.get(f"{code}_e"), code)
-            for code in codes
+            for code in header.names
             if code in TO_USDA or code in OWN
         ]
-        seen: set[str] = set()
-        for row in reader:
-            try:
-                record = _record(row, len(header), index, columns)
-            except BadValue as exc:
-                yield Skipped(FILE, reader.line_num, str(exc))
-                continue
-            if record.source_id in seen:
-                yield Skipped(FILE, reader.line_num, f"food code {record.source_id} appears twice")
-                continue
-            seen.add(record.source_id)
-            yield record
+        yield from unique_records(
+            reader,
+            FILE,
+            lambda row: _record(row, len(header.cells), index, columns),
+            lambda record: f"food code {record.source_id} appears twice",
+        )
+
+
+def _code(column: str) -> str:
+    """The code a column of the header names, after its last "; ": "Food Code; code"
+    -> ``code``, "Energy; enerc_e" -> ``enerc_e``."""
+    return column.rpartition("; ")[2].strip()
 
 
 def convert(code: str, value: float) -> list[tuple[int, float]]:

@@ -158,8 +158,10 @@ else
   end
 end
 
-if mode == 'peek' then
-  local reply = {4, used, tat, hour}
+-- The reply of a peek and of the quota 429: on a rolling day the 24 hourly counts
+-- follow it (for Retry-After).
+local function with_day_counts(outcome)
+  local reply = {outcome, used, tat, hour}
   if want_ps < 0 then
     for k = 1, 24 do
       reply[#reply + 1] = counts[k]
@@ -168,18 +170,16 @@ if mode == 'peek' then
   return reply
 end
 
+if mode == 'peek' then
+  return with_day_counts(4)
+end
+
 local suffix = ':' .. kid .. ':' .. hour
 
 if used >= quota then
   redis.call('HINCRBY', key, 'q' .. suffix, 1)
   redis.call('EXPIRE', key, ttl)
-  local reply = {2, used, tat, hour}
-  if want_ps < 0 then
-    for k = 1, 24 do
-      reply[#reply + 1] = counts[k]
-    end
-  end
-  return reply
+  return with_day_counts(2)
 end
 
 if interval > 0 then
