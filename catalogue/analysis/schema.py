@@ -12,12 +12,13 @@ from drf_spectacular.utils import OpenApiExample
 from catalogue.analysis.api import MAX_LINE_LENGTH, MAX_LINES
 from catalogue.models import DataType
 from catalogue.nutrients import HEADLINES
-from catalogue.schema import _METERED, METERED_NOTE, NULLABLE_NUMBER, NULLABLE_STRING, _object
+from catalogue.schema.reads import METERED_KINDS, METERED_NOTE
+from catalogue.schema.shapes import NULLABLE_NUMBER, NULLABLE_STRING
 from core import problems
-from core.openapi import component, operation, ratelimit_headers, view_schema
+from core.openapi import closed_object, component, operation, ratelimit_headers, view_schema
 
 _NUTRIENTS = {h.column: NULLABLE_NUMBER for h in HEADLINES}
-_REF = _object({"id": {"type": "string"}, "name": {"type": "string"}})
+_REF = closed_object({"id": {"type": "string"}, "name": {"type": "string"}})
 _LINE = {
     "type": "object",
     "required": [
@@ -43,7 +44,7 @@ _LINE = {
         },
         "quantity": NULLABLE_NUMBER
         | {"description": "The amount as written, never bounded; null: no amount was written."},
-        "range": _object({"low": {"type": "number"}, "high": {"type": "number"}})
+        "range": closed_object({"low": {"type": "number"}, "high": {"type": "number"}})
         | {"description": "Present when the line gave a range; quantity is its mean."},
         "unit": NULLABLE_STRING
         | {
@@ -56,7 +57,7 @@ _LINE = {
             "description": 'The food\'s household measure used ("1 tbsp = 14.2 g"); '
             "null for a mass unit, which converts exactly."
         },
-        "food": _object(
+        "food": closed_object(
             {
                 "id": {"type": "string", "example": "sr28-01001"},
                 "name": {"type": "string", "example": "Butter, salted"},
@@ -64,7 +65,7 @@ _LINE = {
             }
         )
         | {"nullable": True},
-        "nutrients": _object(
+        "nutrients": closed_object(
             _NUTRIENTS,
             "The record's nutrients_per_100g keys, scaled to "
             "grams; null where the food does not report one.",
@@ -80,15 +81,15 @@ _LINE = {
 }
 ANALYSIS = component(
     "Analysis",
-    _object(
+    closed_object(
         {
-            "data": _object(
+            "data": closed_object(
                 {
                     "ingredients": {"type": "array", "items": _LINE},
-                    "totals": _object(_NUTRIENTS, "Sums of the matched lines."),
+                    "totals": closed_object(_NUTRIENTS, "Sums of the matched lines."),
                 }
             ),
-            "meta": _object(
+            "meta": closed_object(
                 {
                     "market": NULLABLE_STRING,
                     "lines": {"type": "integer", "minimum": 1},
@@ -104,7 +105,7 @@ ANALYSIS = component(
         }
     ),
 )
-REQUEST: dict[str, Any] = _object(
+REQUEST: dict[str, Any] = closed_object(
     {
         "ingredients": {
             "type": "array",
@@ -178,7 +179,7 @@ def _analysis_create() -> Any:
             problems.MalformedRequest,
             problems.UnsupportedMediaType,
             problems.MarketNotSelected,
-            *_METERED,
+            *METERED_KINDS,
         ),
         parameters=ratelimit_headers(),
     )
