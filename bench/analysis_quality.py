@@ -1,22 +1,18 @@
-"""Scores the judged set of POST /v1/analysis (bench/analysis_judged_set.py) against the
-catalogue of ``DATABASE_URL``, printing every miss (issue 26, point 5).
+"""Scores the judged set of POST /v1/analysis (tests/support/judged/analysis_set.py)
+against the catalogue of ``DATABASE_URL``, printing every miss (issue 26, point 5).
 
     DATABASE_URL=postgres://.../fs_full_copy .venv/bin/python bench/analysis_quality.py
 
-A line scores a *food* hit when the matched food's name matches its pattern, a *grams*
-hit when its grams lie within ``GRAMS_TOLERANCE`` of the judged grams. Targets (issue
-26): at least 90% of each. Runs the whole set through ``analysis_run`` in requests of
-at most 100 lines (market None: every market, as a paid tier sees them). Prints the
-misses of the first 105 lines (``LINES``) and of the lines grown later (``GROWN``), then
-the rates of each and of both together.
+Scored by tests/support/judged/analysis_scoring.py (a food hit, a grams hit; targets of
+issue 26: at least 90% of each), as tests/catalogue/analysis/test_judged_set.py scores
+a sample in CI. Prints the misses of the first 105 lines (``LINES``) and of the lines
+grown later (``GROWN``), then the rates of each and of both together.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import django
@@ -26,73 +22,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
 django.setup()
 
-from bench.analysis_judged_set import GROWN, LINES  # noqa: E402
-from catalogue.analysis.selectors import analysis_run  # noqa: E402
-
-GRAMS_TOLERANCE = 0.15
-FOOD_TARGET = 0.90
-GRAMS_TARGET = 0.90
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    line: str
-    pattern: str
-    grams: float
-    found: str | None
-    found_grams: float | None
-    reason: str | None
-
-    @property
-    def food_hit(self) -> bool:
-        return self.found is not None and re.match(self.pattern, self.found, re.I) is not None
-
-    @property
-    def grams_hit(self) -> bool:
-        return (
-            self.found_grams is not None
-            and abs(self.found_grams - self.grams) <= GRAMS_TOLERANCE * self.grams
-        )
-
-
-def evaluate(lines: list[tuple[str, str, float]] | None = None) -> list[Outcome]:
-    judged = LINES if lines is None else lines
-    out = []
-    for start in range(0, len(judged), 100):
-        chunk = judged[start : start + 100]
-        analysis = analysis_run(lines=[line for line, _, _ in chunk], market=None)
-        for (line, pattern, grams), result in zip(chunk, analysis.lines, strict=True):
-            food = result["food"]["name"] if result["food"] else None
-            out.append(Outcome(line, pattern, grams, food, result["grams"], result.get("reason")))
-    return out
-
-
-def rates(outcomes: list[Outcome]) -> dict[str, tuple[int, int]]:
-    return {
-        "food": (sum(o.food_hit for o in outcomes), len(outcomes)),
-        "grams": (sum(o.grams_hit for o in outcomes), len(outcomes)),
-    }
-
-
-def report(outcomes: list[Outcome]) -> list[str]:
-    """One line per miss (what was wanted, what was found), then the rates."""
-    lines = []
-    for o in outcomes:
-        if o.food_hit and o.grams_hit:
-            continue
-        what = (
-            "MISS food+grams"
-            if not (o.food_hit or o.grams_hit)
-            else ("MISS food" if not o.food_hit else "MISS grams")
-        )
-        found = o.found if o.found is not None else f"unmatched ({o.reason})"
-        lines.append(
-            f"{what} {o.line!r}: wanted /{o.pattern}/ {o.grams:g} g, got {found!r} "
-            f"{o.found_grams if o.found_grams is not None else '-'} g"
-        )
-    for name, (hits, total) in rates(outcomes).items():
-        lines.append(f"{name}: {hits}/{total} = {100 * hits / total:.1f}%")
-    return lines
+from tests.support.judged.analysis_scoring import evaluate, report  # noqa: E402
+from tests.support.judged.analysis_set import GROWN, LINES  # noqa: E402
 
 
 def main() -> None:

@@ -4,7 +4,7 @@
     DATABASE_URL=postgres://.../fs_full_copy .venv/bin/python bench/analysis_speed.py
 
 Bodies of 10 and 100 lines are drawn (seeded) from the judged set's lines
-(bench/analysis_judged_set.py), a different draw each round, so repeats within a body
+(tests/support/judged/analysis_set.py), a different draw each round, so repeats within a body
 are what a recipe has, not a warm cache. Reports p50/p95 of ``analysis_run`` (the
 selector the view calls) and of the whole request through Django's test client (key
 check, metering, parsing, rendering), and where the selector's time goes: parsing,
@@ -36,8 +36,8 @@ django.setup()
 from django.conf import settings  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
-from bench.analysis_judged_set import LINES  # noqa: E402
 from catalogue.analysis import selectors  # noqa: E402
+from tests.support.judged.analysis_set import LINES  # noqa: E402
 
 PHASES: dict[str, float] = defaultdict(float)
 

@@ -39,8 +39,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root
 
-from bench import analysis_judged_set
-
 # The bench scripts reach these through loadkit (loadkit.ThrowawayRedis, ...).
 from tests.support.engines import (  # noqa: F401
     LOCAL,
@@ -51,6 +49,7 @@ from tests.support.engines import (  # noqa: F401
     manage,
     shell,
 )
+from tests.support.judged import analysis_set
 
 VAR = Path(os.environ.get("FOODSERVICE_VAR_DIR", "/tmp/fs-load"))
 SEARCH_WORDS = [
@@ -77,7 +76,7 @@ SEARCH_WORDS = [
 ]
 SEARCH_EXTRAS = ["", "", "", "&page=2", "&protein_min=5", "&sort=-protein", "&page_size=50"]
 # Ingredient lines as people write them (the analysis judged set's texts).
-ANALYSIS_LINES = [line for line, _, _ in (*analysis_judged_set.LINES, *analysis_judged_set.GROWN)]
+ANALYSIS_LINES = [line for line, _, _ in (*analysis_set.LINES, *analysis_set.GROWN)]
 # A malformed key (refused before any I/O) and a well-formed one that does not exist.
 BAD_KEYS = ["not-a-key", "svc_sk_live_" + "A" * 40]
 

@@ -27,7 +27,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
 django.setup()
 
-from bench.judged_set import (  # noqa: E402
+from catalogue import text  # noqa: E402
+from catalogue.importers import fdc, sr28  # noqa: E402
+from catalogue.nutrients import HEADLINES  # noqa: E402
+from tests.support.judged.search_set import (  # noqa: E402
     FIRST,
     LONG,
     MISSPELLINGS,
@@ -35,9 +38,6 @@ from bench.judged_set import (  # noqa: E402
     REGIONAL,
     STAPLES,
 )
-from catalogue import text  # noqa: E402
-from catalogue.importers import fdc, sr28  # noqa: E402
-from catalogue.nutrients import HEADLINES  # noqa: E402
 
 OUT = ROOT / "tests" / "catalogue" / "data" / "judged"
 REFERENCE = {"foundation_food", "sr_legacy_food", "survey_fndds_food"}

@@ -14,7 +14,7 @@ sent ``--rounds`` times, the inputs interleaved round by round, so the machine's
 falls on all alike. Time: the median request; CPU: the worker's (``process_time``) plus
 its PostgreSQL backend's (``/proc/<pid>/schedstat``, nanoseconds) per request. Each
 input is set against the median of its endpoint's ordinary inputs; an analysis per
-line, against a body of as many ordinary lines (bench/analysis_judged_set.py).
+line, against a body of as many ordinary lines (tests/support/judged/analysis_set.py).
 
 **Contention** (``--contention``): one gunicorn as in production (gunicorn.conf.py, the
 Redis meter on a throwaway key prefix, worker memory off), a Head Chef account searching

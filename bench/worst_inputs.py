@@ -7,7 +7,7 @@ import random
 import string
 from dataclasses import dataclass, field
 
-from bench.analysis_judged_set import LINES
+from tests.support.judged.analysis_set import LINES
 
 KM = "\u3316"  # NFKD: six letters
 _rng = random.Random(36)
