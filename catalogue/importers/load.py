@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,12 +27,14 @@ from catalogue.selectors import catalogue_cache_forget
 SOURCES = ("sr28", "fdc", "ifct")
 # What turns a source's rows into foods besides its own module (source_digest).
 IMPORTER_MODULES = (
+    "catalogue.importers.csvfile",
     "catalogue.importers.records",
     "catalogue.importers.writer",
     "catalogue.ranking",
     "catalogue.text",
     "catalogue.nutrients",
 )
+Reader = sr28.SR28 | fdc.FDC | ifct.IFCT  # what _reader gives, one per source
 # A load touching fewer foods leaves the statistics and the visibility map to autovacuum.
 VACUUM_FROM = 5_000
 
@@ -80,62 +83,141 @@ def catalogue_load(
     digest = "" if limit is not None else source_digest(reader, source)
     unchanged = _unchanged_since(source, digest)
     if unchanged is not None:
-        # The very files and importer code of the last load: nothing can have changed.
-        progress.start("read", total=reader.lines.size)
-        progress.finish(rows=0, note="the files and the importer are those of the last load")
-        return LoadReport(
-            source=source,
-            inserted=0,
-            updated=0,
-            unchanged=unchanged[0],
-            skipped=unchanged[1],
-            seconds=time.monotonic() - started,
-        )
-    skipped = 0
+        return _unchanged_report(source, reader, unchanged, progress, started)
     definitions = rendering.definitions_version()
+    written = _write(reader, source=source, limit=limit, progress=progress, on_skip=on_skip)
+    _vacuum(written.touched)
+    catalogue_cache_forget()
+    rendered = _render(written.touched, definitions, progress)
+    source_loads_record(source=source, at=now(), digest=digest, skipped=written.skipped)
+    return LoadReport(
+        source=source,
+        inserted=written.counts["inserted"],
+        updated=written.counts["updated"],
+        unchanged=written.counts["unchanged"],
+        skipped=written.skipped,
+        seconds=time.monotonic() - started,
+        rendered=rendered,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """What the load's transaction wrote: the writer's inserted/updated/unchanged
+    ``counts``, the rows ``skipped``, and the ids of the foods it ``touched``."""
+
+    counts: Counter[str]
+    skipped: int
+    touched: list[int]
+
+
+def _unchanged_report(
+    source: str,
+    reader: Reader,
+    unchanged: tuple[int, int],
+    progress: Progress,
+    started: float,
+) -> LoadReport:
+    """The very files and importer code of the last load: nothing can have changed, so
+    nothing is read; the report gives the last load's (foods, skipped rows)."""
+    progress.start("read", total=reader.lines.size)
+    progress.finish(rows=0, note="the files and the importer are those of the last load")
+    return LoadReport(
+        source=source,
+        inserted=0,
+        updated=0,
+        unchanged=unchanged[0],
+        skipped=unchanged[1],
+        seconds=time.monotonic() - started,
+    )
+
+
+def _write(
+    reader: Reader,
+    *,
+    source: str,
+    limit: int | None,
+    progress: Progress,
+    on_skip: Callable[[Skipped], None],
+) -> _Written:
+    """The phases read, group and index, in one transaction: the catalogue shows either
+    the whole load or none of it. The indexes ``deferred_indexes`` dropped are built
+    again as it ends, within the index phase."""
     changes = Changes()
     with transaction.atomic():
         changes.begin()
         with deferred_indexes() as fresh:
             writer = Writer(fresh=fresh, changes=changes)
-            writer.nutrients(reader.nutrient_defs(), authoritative=source == "sr28")
-            loaded = 0
-            progress.start("read", total=reader.lines.size)
-            for item in reader.records():
-                if isinstance(item, Skipped):
-                    skipped += 1
-                    on_skip(item)
-                    continue
-                if limit is not None and loaded >= limit:
-                    break
-                writer.add(item)
-                loaded += 1
-                if loaded % 1000 == 0:
-                    progress.update(done=reader.lines.bytes_read, rows=loaded)
-            writer.flush()
-            counts = writer.counts
-            progress.finish(
-                rows=loaded,
-                note=f"{counts['inserted']:,} new, {counts['updated']:,} changed, "
-                f"{counts['unchanged']:,} unchanged; writing took {writer.seconds:.1f}s",
+            skipped = _read(
+                reader, writer, source=source, limit=limit, progress=progress, on_skip=on_skip
             )
-            progress.start("group")
-            regrouped = changes.regroup()  # look-alike groups the load touched
-            progress.finish(rows=regrouped, note="look-alike counts changed")
+            _group(changes, progress)
             progress.start("index")
             touched = changes.finish()  # phrase rows and words of the touched foods
         # (leaving deferred_indexes: the indexes it dropped are built again)
         progress.finish(rows=len(touched), note="foods touched")
-    if connection.vendor == "postgresql" and len(touched) >= VACUUM_FROM:
-        # Fresh statistics for the planner, and a visibility map so that scans of the
-        # phrase index stay index-only (catalogue/search.py).
-        with connection.cursor() as cursor:
-            # VACUUM cannot run inside a transaction (an outer atomic block, a test).
-            vacuum = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
-            cursor.execute(f"{vacuum} catalogue_food, catalogue_food_phrase, catalogue_word")
-    catalogue_cache_forget()
-    # The responses of the changed foods, rendered once now rather than by the first
-    # reads (every food when what all renderings show changed).
+    return _Written(writer.counts, skipped, touched)
+
+
+def _read(
+    reader: Reader,
+    writer: Writer,
+    *,
+    source: str,
+    limit: int | None,
+    progress: Progress,
+    on_skip: Callable[[Skipped], None],
+) -> int:
+    """The read phase: the source's nutrient definitions, then at most ``limit`` of its
+    foods, parsed and written; malformed rows go to ``on_skip``. Returns how many rows
+    were skipped."""
+    writer.nutrients(reader.nutrient_defs(), authoritative=source == "sr28")
+    loaded = skipped = 0
+    progress.start("read", total=reader.lines.size)
+    for item in reader.records():
+        if isinstance(item, Skipped):
+            skipped += 1
+            on_skip(item)
+            continue
+        if limit is not None and loaded >= limit:
+            break
+        writer.add(item)
+        loaded += 1
+        if loaded % 1000 == 0:
+            progress.update(done=reader.lines.bytes_read, rows=loaded)
+    writer.flush()
+    counts = writer.counts
+    progress.finish(
+        rows=loaded,
+        note=f"{counts['inserted']:,} new, {counts['updated']:,} changed, "
+        f"{counts['unchanged']:,} unchanged; writing took {writer.seconds:.1f}s",
+    )
+    return skipped
+
+
+def _group(changes: Changes, progress: Progress) -> None:
+    """The group phase: the look-alike groups the load touched, recomputed."""
+    progress.start("group")
+    regrouped = changes.regroup()
+    progress.finish(rows=regrouped, note="look-alike counts changed")
+
+
+def _vacuum(touched: list[int]) -> None:
+    """After a large load on PostgreSQL: fresh statistics for the planner, and a
+    visibility map so that scans of the phrase index stay index-only
+    (catalogue/search.py)."""
+    if connection.vendor != "postgresql" or len(touched) < VACUUM_FROM:
+        return
+    with connection.cursor() as cursor:
+        # VACUUM cannot run inside a transaction (an outer atomic block, a test).
+        vacuum = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
+        cursor.execute(f"{vacuum} catalogue_food, catalogue_food_phrase, catalogue_word")
+
+
+def _render(touched: list[int], definitions: int, progress: Progress) -> int:
+    """The render phase: the responses of the changed foods, rendered once now rather
+    than by the first reads; every food when what all renderings show changed (the
+    definitions version is no longer ``definitions``). Returns how many were rendered."""
     progress.start("render", total=None)
     if rendering.definitions_version() != definitions:
         rendered = rendering.render_all(on_batch=lambda done: progress.update(done=done, rows=done))
@@ -145,16 +227,7 @@ def catalogue_load(
             touched, on_batch=lambda done: progress.update(done=done, rows=done)
         )
     progress.finish(rows=rendered, note="foods rendered")
-    source_loads_record(source=source, at=now(), digest=digest, skipped=skipped)
-    return LoadReport(
-        source=source,
-        inserted=counts["inserted"],
-        updated=counts["updated"],
-        unchanged=counts["unchanged"],
-        skipped=skipped,
-        seconds=time.monotonic() - started,
-        rendered=rendered,
-    )
+    return rendered
 
 
 def source_loads_record(*, source: str, at: datetime, digest: str = "", skipped: int = 0) -> None:
@@ -176,7 +249,7 @@ def source_loads_record(*, source: str, at: datetime, digest: str = "", skipped:
             )
 
 
-def source_digest(reader: sr28.SR28 | fdc.FDC | ifct.IFCT, source: str) -> str:
+def source_digest(reader: Reader, source: str) -> str:
     """SHA-256 of the files ``reader`` reads and of the importer modules that turn them
     into rows: equal digests load equal rows."""
     digest = hashlib.sha256(source.encode())
@@ -203,7 +276,7 @@ def _unchanged_since(source: str, digest: str) -> tuple[int, int] | None:
     return foods, loads[0].skipped
 
 
-def _reader(source: str, path: Path | None) -> sr28.SR28 | fdc.FDC | ifct.IFCT:
+def _reader(source: str, path: Path | None) -> Reader:
     if source == "sr28":
         return sr28.SR28(path or sr28.default_dir())
     if source == "fdc":
