@@ -57,9 +57,9 @@ def _instrument() -> None:
     """Wraps the selector's parts to time them (a measuring seam, this script only)."""
     selectors.parse_line = _timed("parse", selectors.parse_line)
     selectors.food_top_ids = _timed("search", selectors.food_top_ids)
-    selectors._result = _timed("weigh+choose", selectors._result)
-    selectors._summed = _timed("sum", selectors._summed)
-    selectors._rows = _timed("fetch", selectors._rows)
+    selectors.line_result = _timed("weigh+choose", selectors.line_result)
+    selectors.analysis_summed = _timed("sum", selectors.analysis_summed)
+    selectors.food_rows = _timed("fetch", selectors.food_rows)
 
 
 def _p(values: list[float], q: float) -> float:
@@ -68,13 +68,11 @@ def _p(values: list[float], q: float) -> float:
 
 
 def _client() -> APIClient:
-    from accounts.services import account_set_tier
+    from accounts.services import account_create
     from keys.services import key_create
-    from tests.factories import AccountFactory
 
     email = f"bench-{time.time_ns()}@example.com"  # a throwaway account in the copy
-    account = AccountFactory(market="US", owner__email=email)
-    account_set_tier(account=account, tier="head_chef")
+    account = account_create(email=email, tier="head_chef", market="US")
     client = APIClient()
     client.credentials(HTTP_X_API_KEY=key_create(account=account, label="bench")[1])
     return client

@@ -135,6 +135,8 @@ def p(samples: list[float], q: float) -> float:
 
 
 def _fixtures():  # type: ignore[no-untyped-def]
+    from django.conf import settings
+
     from catalogue import rendering, selectors
     from catalogue.paging import Position
     from catalogue.params import parse_food_query
@@ -153,8 +155,13 @@ def _fixtures():  # type: ignore[no-untyped-def]
 
     def record(public_id: str) -> None:
         # The read GET /v1/foods/{id} makes (issue 13): the food and its pre-rendered
-        # bytes in one raw query, without the worker's memory of served records.
-        rendering._food_record(public_id, "US")
+        # bytes in one raw query, without the worker's memory of served records (off
+        # while CATALOGUE_VERSION_SECONDS is 0: catalogue.memory).
+        kept, settings.CATALOGUE_VERSION_SECONDS = settings.CATALOGUE_VERSION_SECONDS, 0
+        try:
+            rendering.food_record(public_id=public_id, market="US")
+        finally:
+            settings.CATALOGUE_VERSION_SECONDS = kept
 
     return search, record
 

@@ -44,9 +44,9 @@ django.setup()
 from django.conf import settings  # noqa: E402
 from django.test import Client  # noqa: E402
 
+from accounts.services import account_create  # noqa: E402
 from keys import secrets  # noqa: E402
 from keys.services import key_create, key_revoke  # noqa: E402
-from tests.factories import AccountFactory, UserFactory  # noqa: E402
 
 WARMUP = 200
 logging.disable(logging.CRITICAL)  # the same log lines for both kinds: only noise here
@@ -100,8 +100,7 @@ def mann_whitney_p(a: list[float], b: list[float]) -> float:
 
 
 def main(rounds: int) -> None:
-    owner = UserFactory(email=f"timing-bench-{os.getpid()}@example.com")
-    account = AccountFactory(owner=owner, market="US")
+    account = account_create(email=f"timing-bench-{os.getpid()}@example.com", market="US")
     try:
         key, revoked = key_create(account=account, label="revoked for the timing bench")
         key_revoke(key=key)
@@ -116,7 +115,7 @@ def main(rounds: int) -> None:
                     samples[kind].append(elapsed)
         report(samples, rounds)
     finally:
-        owner.delete()  # the account and its key go with it
+        account.owner.delete()  # the account and its key go with it
 
 
 def report(samples: dict[str, list[float]], rounds: int) -> None:

@@ -16,6 +16,10 @@ Nutrients are the record's ``nutrients_per_100g`` keys (catalogue.nutrients.HEAD
 scaled to the line's grams; a nutrient a matched food does not report is null on that
 line and listed in ``incomplete`` (its total sums the lines that report it).
 
+Its steps ``food_rows`` (the reads), ``line_result`` (weighing and choosing one line's
+food) and ``analysis_summed`` (the totals) are public: bench/scripts/analysis_speed.py
+times each.
+
 Contracts: one result per line, in order; never raises for a line's content. Reads:
 one search per distinct food text (a line repeated costs nothing more), one query for
 every candidate's name, one for the measures and nutrients of those tried and of the
@@ -81,7 +85,7 @@ def _analysis(lines: list[str], market: str | None) -> Analysis:
     for line in parsed:
         if line.food and line.food not in found:
             found[line.food] = _candidates(line.food, market)
-    names = _rows({i for ids in found.values() for i in ids}, _NAME_FIELDS)
+    names = food_rows({i for ids in found.values() for i in ids}, _NAME_FIELDS)
     asked = {line.food: _asked(line) for line in parsed}
     cut = {line.food for line in parsed if CUTS.intersection(line.preparation)}
     ordered = {
@@ -93,14 +97,14 @@ def _analysis(lines: list[str], market: str | None) -> Analysis:
             # No reference food among the first: branded titles holding the words as a
             # phrase ("ALL PURPOSE FLOUR") outrank "Wheat flour, white, all-purpose".
             more = [i for i in _candidates(words, market, REFERENCE) if i not in names]
-            names |= _rows(set(more), _NAME_FIELDS)
+            names |= food_rows(set(more), _NAME_FIELDS)
             ordered[words] = _by_meaning(more + found[words], names, asked[words], cut=words in cut)
-    weighed = _rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
+    weighed = food_rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
     kin = {words: _kin(ids, names) for words, ids in ordered.items()}
-    weighed |= _rows({i for ids in kin.values() for i in ids} - weighed.keys(), _WEIGHT_FIELDS)
+    weighed |= food_rows({i for ids in kin.values() for i in ids} - weighed.keys(), _WEIGHT_FIELDS)
     searched = _Lenders(market, asked, cut)
     results = [
-        _result(
+        line_result(
             text,
             line,
             [names[i] | weighed.get(i, {}) for i in ordered.get(line.food, [])],
@@ -109,7 +113,7 @@ def _analysis(lines: list[str], market: str | None) -> Analysis:
         )
         for text, line in zip(lines, parsed, strict=True)
     ]
-    return _summed(results)
+    return analysis_summed(results)
 
 
 class _Lenders:
@@ -125,9 +129,9 @@ class _Lenders:
     def __call__(self, words: str) -> list[dict[str, Any]]:
         if words not in self.found:
             ids = _candidates(words, self.market, (DataType.SR_LEGACY,), retries=RETRIES)
-            names = _rows(set(ids), _NAME_FIELDS)
+            names = food_rows(set(ids), _NAME_FIELDS)
             best = _by_meaning(ids, names, self.asked[words], cut=words in self.cut)[:WEIGHED]
-            rows = _rows(set(best), _WEIGHT_FIELDS)
+            rows = food_rows(set(best), _WEIGHT_FIELDS)
             self.found[words] = [names[i] | rows[i] for i in best if i in rows]
         return self.found[words]
 
@@ -155,7 +159,7 @@ def _asked(line: ParsedLine) -> str:
     return f"{line.food} {line.unit.name}" if counted else line.food  # type: ignore[union-attr]
 
 
-def _rows(ids: set[int], fields: tuple[str, ...]) -> dict[int, dict[str, Any]]:
+def food_rows(ids: set[int], fields: tuple[str, ...]) -> dict[int, dict[str, Any]]:
     """``fields`` of the foods ``ids``, by id. On PostgreSQL one ``= ANY(array)`` query
     where the catalogue is read: a few thousand ids (100 lines x 50 candidates) cost a
     fifth of the ORM's ``IN`` list of as many parameters (bench/RESULTS.md)."""
@@ -201,13 +205,16 @@ def _candidates(
     return []
 
 
-def _result(
+def line_result(
     text: str,
     line: ParsedLine,
     candidates: list[dict[str, Any]],
     lenders: list[dict[str, Any]] | None = None,
     searched: Callable[[str], list[dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
+    """The result object of one line (``text``, parsed as ``line``) among its
+    ``candidates`` in the order of meaning; ``lenders`` and ``searched``: SR28 foods
+    that may lend a measure (``_lent``)."""
     base: dict[str, Any] = {
         "text": text,
         "quantity": line.quantity,
@@ -325,7 +332,8 @@ def _ref(food: dict[str, Any]) -> dict[str, str]:
     return {"id": food["public_id"], "name": food["name"]}
 
 
-def _summed(results: list[dict[str, Any]]) -> Analysis:
+def analysis_summed(results: list[dict[str, Any]]) -> Analysis:
+    """The analysis of the lines' ``results``: their nutrients summed."""
     totals: dict[str, float | None] = dict.fromkeys(NUTRIENT_KEYS)
     incomplete = set()
     for result in results:
