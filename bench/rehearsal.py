@@ -1,6 +1,6 @@
 """A rehearsal of the whole topology under a steady mixed load (issue 30.6).
 
-Started here, on loopback ports below the ephemeral range (tests/engines/engines.py):
+Started here, on loopback ports below the ephemeral range (tests/support/scale_out.py):
 
 - two gunicorn instances (``gunicorn.conf.py``; they stand for two hosts behind a load
   balancer: a client whose instance refuses the connection tries the other);
@@ -41,7 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import loadkit
 from loadkit import LOCAL, Gunicorn, base_env, cleanup, make_accounts, prepare_database
 
-from tests.engines.engines import (
+from tests.support.scale_out import (
     ThrowawayPgBouncer,
     ThrowawayRedisCluster,
     ThrowawayReplica,

@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 
 from metering.backends import meter_reset
-from tests.engines.engines import ThrowawayRedisCluster
+from tests.support.scale_out import ThrowawayRedisCluster
 
 SERVICES_PASS = bool(settings.REDIS_URL) and settings.DATABASES["default"]["ENGINE"].endswith(
     "postgresql"

@@ -21,7 +21,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.engines.engines import ThrowawayPgBouncer
+from tests.support.scale_out import ThrowawayPgBouncer
 from tests.support.servers import ROOT
 
 SUBSET = [

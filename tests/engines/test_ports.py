@@ -4,7 +4,7 @@ before the server binds it), and a cluster node's bus port is one that was check
 
 from __future__ import annotations
 
-from tests.engines.engines import ThrowawayRedisCluster, engine_port, ephemeral_ports
+from tests.support.scale_out import ThrowawayRedisCluster, engine_port, ephemeral_ports
 
 
 def test_engine_ports_are_distinct_and_below_the_ephemeral_range(tmp_path):

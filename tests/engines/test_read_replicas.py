@@ -28,13 +28,13 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from tests.engines.engines import (
+from tests.support.engines import ThrowawayPostgres, manage, shell
+from tests.support.scale_out import (
     ThrowawayReplica,
     throwaway_postgres,
     track_statements,
     wait_until,
 )
-from tests.support.engines import ThrowawayPostgres, manage, shell
 from tests.support.servers import fetch, gunicorn, server_env
 
 SETUP = """

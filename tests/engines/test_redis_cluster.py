@@ -26,10 +26,10 @@ from metering.backends import RedisMeter, get_meter, redis_client
 from metering.history import usage_flush
 from metering.models import KeyUsageHour
 from metering.services import usage_consume
-from tests.engines.engines import ThrowawayRedisCluster
 from tests.factories import AccountFactory, FoodFactory
 from tests.support.keys import principal_of
 from tests.support.meter_cases import CASES, admitted_of, run
+from tests.support.scale_out import ThrowawayRedisCluster
 from tests.support.workers import check_changes_are_seen_by_every_worker
 
 # Tests that start gunicorn or read through the stack commit their data (other processes

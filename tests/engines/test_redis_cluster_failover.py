@@ -31,8 +31,8 @@ from core.redis import account_tag
 from keys.services import key_create, key_revoke
 from metering.backends import meter_reset
 from tests.engines.conftest import redis_settings
-from tests.engines.engines import LOCAL, ThrowawayRedisCluster, redis_cli, wait_until
 from tests.factories import AccountFactory, FoodFactory
+from tests.support.scale_out import LOCAL, ThrowawayRedisCluster, redis_cli, wait_until
 from tests.support.servers import fetch, gunicorn
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]

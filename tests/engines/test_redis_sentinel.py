@@ -35,9 +35,9 @@ from metering.backends import RedisMeter, get_meter, meter_reset, redis_client
 from metering.meter import Seed
 from metering.windows import window_at
 from tests.engines.conftest import redis_settings
-from tests.engines.engines import LOCAL, ThrowawaySentinel
 from tests.factories import AccountFactory, FoodFactory
 from tests.faults.conftest import FLUSH_SECONDS, Tenant, history_total, problem_type, wait_for
+from tests.support.scale_out import LOCAL, ThrowawaySentinel
 from tests.support.servers import gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,8 +1,9 @@
-"""Throwaway engines of the issue 18 tests: a Redis Cluster of three masters, a Redis
-primary/replica pair under three sentinels, a PgBouncer in transaction mode, and a
-PostgreSQL primary with a streaming replica made by ``pg_basebackup``. Each runs on free
-loopback ports, in a temporary directory, and is stopped by the test that started it;
-the shared PostgreSQL (5432) and Redis (6379) are never touched.
+"""Throwaway engines of a scaled-out topology, for the issue 18 tests (tests/engines/) and
+bench/rehearsal.py: a Redis Cluster of three masters, a Redis primary/replica pair under
+three sentinels, a PgBouncer in transaction mode, and a PostgreSQL primary with a
+streaming replica made by ``pg_basebackup``. Each runs on free loopback ports, in a
+temporary directory, and is stopped by whoever started it; the shared PostgreSQL (5432)
+and Redis (6379) are never touched.
 
 Ports (issue 30.7) come from ``engine_port``: below the OS's ephemeral range, where the
 kernel never hands a port to an outgoing connection between the moment a port is found
