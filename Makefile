@@ -126,4 +126,4 @@ test-hostile-long: $(VENV)/.installed
 
 # 401 timing: unknown well-formed key vs revoked key (bench/RESULTS.md "## Timing").
 bench-timing: $(VENV)/.installed
-	$(PY) bench/timing_401.py
+	$(PY) bench/scripts/timing_401.py

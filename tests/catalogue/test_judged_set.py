@@ -1,6 +1,6 @@
 """The judged query set (tests/support/judged/search_set.py) on a small file of real SR28
-and FDC rows (tests/catalogue/data/judged, made by bench/make_judged_sample.py), scored
-by tests/support/judged/search_scoring.py: the CI run of bench/search_quality.py. The
+and FDC rows (tests/catalogue/data/judged, made by bench/scripts/make_judged_sample.py), scored
+by tests/support/judged/search_scoring.py: the CI run of bench/scripts/search_quality.py. The
 full-catalogue run is the benchmark (bench/RESULTS.md)."""
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_sets_judged_on_the_first_row_meet_their_targets_on_real_rows(
     judged_sample_with_ifct, monkeypatch
 ):
     # Issue 27: first-row staples, regional names, long queries (market US) and Indian
-    # queries (market IN), on the sample's rows of each query (bench/make_judged_sample.py).
+    # queries (market IN), on the sample's rows of each query (bench/scripts/make_judged_sample.py).
     monkeypatch.setattr(search_scoring, "STAPLES", [])
     monkeypatch.setattr(search_scoring, "MISSPELLINGS", search_set.MISSPELLINGS_MORE)
     outcomes = search_scoring.evaluate()

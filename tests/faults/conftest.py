@@ -1,4 +1,4 @@
-"""Helpers of the short fault checks (issue 7.6; the long forms are bench/fault_*.py).
+"""Helpers of the short fault checks (issue 7.6; the long forms are bench/scripts/fault_*.py).
 
 - ``throwaway_redis``: a redis-server of the test's own on a free port (never the shared
   one), without persistence, so a restart starts empty (``tests/support/engines.py``'s).

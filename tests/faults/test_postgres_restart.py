@@ -1,5 +1,5 @@
 """The database goes away mid-traffic and comes back (issue 7.6; the long form is
-bench/fault_postgres_restart.py, which restarts a throwaway PostgreSQL cluster).
+bench/scripts/fault_postgres_restart.py, which restarts a throwaway PostgreSQL cluster).
 
 PostgreSQL + Redis pass: gunicorn (2 workers) reaches the test database through a TCP
 proxy; ``cut()`` closes every connection and refuses new ones, which is what a

@@ -1,5 +1,5 @@
 """The meter's store restarts mid-traffic (issue 7.6; the long form is
-bench/fault_redis_restart.py).
+bench/scripts/fault_redis_restart.py).
 
 PostgreSQL + Redis pass: gunicorn (2 workers) on a throwaway redis-server of the test's
 own (never the shared one), killed and started again empty. Embedded pass: there is no

@@ -1,5 +1,5 @@
 """A gunicorn worker killed with SIGKILL mid-traffic (issue 7.6, issue 19; the long
-form is bench/fault_worker_kill.py).
+form is bench/scripts/fault_worker_kill.py).
 
 PostgreSQL + Redis pass: 2 workers sharing Redis. The live counts and the per-key hourly
 buckets are both in Redis (counted in the same atomic step), so the kill costs nothing:

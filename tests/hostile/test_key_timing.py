@@ -1,6 +1,6 @@
 """No timing oracle in the 401 (issue 7.8): an unknown well-formed key and a revoked key
 take the same path, the same SQL and the same cache operations, so nothing but noise can
-tell them apart. (The statistical timing check is bench/timing_401.py, results in
+tell them apart. (The statistical timing check is bench/scripts/timing_401.py, results in
 bench/RESULTS.md, "Timing": speed is measured there, never asserted here.)"""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Throwaway engines of a scaled-out topology, for the issue 18 tests (tests/engines/) and
-bench/rehearsal.py: a Redis Cluster of three masters, a Redis primary/replica pair under
+bench/scripts/rehearsal.py: a Redis Cluster of three masters, a Redis primary/replica pair under
 three sentinels, a PgBouncer in transaction mode, and a PostgreSQL primary with a
 streaming replica made by ``pg_basebackup``. Each runs on free loopback ports, in a
 temporary directory, and is stopped by whoever started it; the shared PostgreSQL (5432)

@@ -1,6 +1,6 @@
 """The judged set of POST /v1/analysis (tests/support/judged/analysis_set.py) on real SR28
-rows (tests/catalogue/data/analysis, made by bench/make_analysis_sample.py), scored by
-tests/support/judged/analysis_scoring.py: the CI run of bench/analysis_quality.py. The
+rows (tests/catalogue/data/analysis, made by bench/scripts/make_analysis_sample.py), scored by
+tests/support/judged/analysis_scoring.py: the CI run of bench/scripts/analysis_quality.py. The
 full-catalogue run is the benchmark (bench/RESULTS.md),
 where the targets of issue 26 (90% each) are measured; on these SR28 rows alone the
 floors below hold, so a change that loses lines fails here."""

@@ -7,7 +7,7 @@ meant or an equivalent one (whole milk with or without added vitamin D). ``grams
 what SR28's household measures give for the line on the SR28 food meant (WEIGHT.txt;
 a count word without a size is the medium one, a US recipe's egg the large one).
 Written from recipes and diaries, not from the service's output; grow it where
-bench/analysis_quality.py prints a miss a person would call wrong.
+bench/scripts/analysis_quality.py prints a miss a person would call wrong.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The judged query set of food search (issue 12, point 4): what people type, and what a
 good answer holds. Written from the queries a person types into a food tracker, not
-from any ranking's output; grow it by adding a line where bench/search_quality.py
+from any ranking's output; grow it by adding a line where bench/scripts/search_quality.py
 prints a miss that a person would call wrong.
 
 STAPLES: (query, pattern). A good top 3 holds a *whole food*: a reference record
@@ -145,7 +145,7 @@ MISSPELLINGS += JOINED
 # dietitian would pick. After the first run, 17 patterns were widened where they named
 # fewer of the plain food's names than the sources use ("Cherries, raw", "Raisins",
 # "Cashews, NFS", "Canola oil", "Sugar, NFS": USDA's generic entry); no query was
-# removed or changed. bench/search_quality.py judges these on the first row only.
+# removed or changed. bench/scripts/search_quality.py judges these on the first row only.
 
 # FIRST: (query, pattern), market US. The first row is a reference record (foundation,
 # SR Legacy / SR28, survey FNDDS) whose name matches ``pattern`` (anchored at the start).

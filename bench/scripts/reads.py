@@ -1,0 +1,314 @@
+"""Reads near the machine's floor (issue 13): how close metered reads come to a raw read.
+
+One gunicorn (``gunicorn.conf.py``, production settings: request logging on at INFO,
+as deployed) serves, in one run, interleaved rounds (order shuffled every round) of:
+
+- ``record``: metered ``GET /v1/foods/{id}`` with a Head Chef key;
+- ``search``: metered ``GET /v1/foods?q=cheese`` (page 1, default page size);
+- ``filtered``: metered ``GET /v1/foods?q=cheese&protein_min=20``;
+- ``pgraw``: a plain Django view (no DRF, no auth) reading the same record's response
+  bytes from a one-row table by primary key with one raw query (bench/kits/servers/reads_urls.py);
+- ``floor``: the same bytes from memory.
+
+Targets: record >= 50 % of pgraw, search >= 40 %, filtered >= 25 %.
+
+``--spread N`` (issue 28, point 5) measures real traffic instead of one hot URL:
+``record`` reads one of N random foods and ``search`` one of ~1,150 distinct one- and
+two-word queries (the first word, or two, of random SR28 names), picked at random per
+request by a wrk script; most requests then miss the workers' memory. A spread run
+first reads every spread path once, in order (the "first pass", reported on its own:
+every record a first read, the cold path), so that the rounds measure the traffic a
+running service sees rather than how fast its copies fill. Targets there:
+record >= 80 % of pgraw, search >= 35 %. A spread run adds ``pgspread``, the records'
+own floor: the same random foods' stored bytes read by a plain view with one raw query
+(``/bench/pgraw/<id>``), where ``pgraw`` reads one hot row; both ratios are printed.
+Measured with wrk (``apt-get install -y wrk``), medians of the rounds. Before measuring
+it checks that the record, pgraw, pgspread and floor bodies are byte-identical and that
+no answer is an error.
+
+    .venv/bin/python bench/scripts/reads.py --database-url postgres://postgres@127.0.0.1:5432/DB
+        [--rounds 5] [--seconds 6] [--connections 16] [--workers N] [--threads N]
+        [--worker-class gthread|sync] [--food sr28-01001] [--no-write]
+        [--server-root /tmp/base]   # serve a baseline checkout's code instead
+        [--spread 20000] [--server-env CATALOGUE_VERSION_SECONDS=0]
+
+The database must hold the full catalogue migrated with this code (docs/operations.md,
+"Benchmarks"); a throwaway redis-server is started and stopped. Figures go to
+bench/RESULTS.md "## Reads" unless ``--no-write``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
+
+from bench.kits import loadkit
+from bench.kits.loadkit import (
+    LOCAL,
+    ROOT,
+    Gunicorn,
+    ThrowawayRedis,
+    base_env,
+    cleanup,
+    get,
+    make_accounts,
+)
+from bench.kits.spread import first_pass, spread_paths, spread_scripts
+
+TARGETS = {"record": 50, "search": 40, "filtered": 25}
+SPREAD_TARGETS = {"record": 80, "search": 35, "filtered": 25}
+SERVERS = ROOT / "bench" / "kits" / "servers"  # reads_settings, reads_urls
+
+
+def wrk(
+    url: str, seconds: float, connections: int, headers: dict[str, str], script: str = ""
+) -> dict:
+    """One wrk run (with the Lua ``script``, if any): requests/s and latency percentiles
+    (ms); raises on any error."""
+    command = [
+        "wrk",
+        *(["-s", script] if script else []),
+        "-t1",
+        f"-c{connections}",
+        f"-d{int(seconds)}s",
+        "--timeout",
+        "10s",
+        "--latency",
+    ]
+    for name, value in headers.items():
+        command += ["-H", f"{name}: {value}"]
+    out = subprocess.run([*command, url], capture_output=True, text=True, check=True).stdout
+    if "Non-2xx" in out or "Socket errors" in out:
+        raise RuntimeError(f"errors while benchmarking {url}:\n{out}")
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    latency = {}
+    for q in ("50", "99"):
+        value, unit = re.search(rf"\s{q}%\s+([\d.]+)(us|ms|s)\b", out).groups()
+        latency[q] = float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+    return {"rate": rate, "p50": latency["50"], "p99": latency["99"]}
+
+
+def prepare(env: dict[str, str], food: str) -> str:
+    """Migrate, make a fresh Head Chef account and key, and put the record's response
+    bytes into the one-row table of the pgraw view. Returns the key's secret."""
+    loadkit.manage(env, "migrate", "--noinput", "-v0")
+    accounts, _ = make_accounts(env, [("head_chef", None, 1, "head_chef")], foods=1)
+    return accounts[0].secrets[0]
+
+
+def store_raw(database_url: str, body: bytes) -> None:
+    import psycopg
+
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS bench_raw_record (id int PRIMARY KEY, body bytea)")
+        conn.execute(
+            "INSERT INTO bench_raw_record VALUES (1, %s) "
+            "ON CONFLICT (id) DO UPDATE SET body = excluded.body",
+            (body,),
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"))
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=int, default=6)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=0, help="default: gunicorn.conf.py's")
+    parser.add_argument("--threads", type=int, default=0, help="default: gunicorn.conf.py's")
+    parser.add_argument("--worker-class", default="", help="default: gunicorn.conf.py's")
+    parser.add_argument("--food", default="sr28-01001")
+    parser.add_argument("--port", type=int, default=8171)
+    parser.add_argument("--label", default="", help="a note for the results")
+    parser.add_argument(
+        "--server-root",
+        help="serve another checkout's code (a baseline) with this tree's reference views",
+    )
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting for the server (CATALOGUE_VERSION_SECONDS=0: no worker memory)",
+    )
+    parser.add_argument(
+        "--spread", type=int, default=0, help="records of N random foods, ~1,150 queries"
+    )
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        sys.exit("wrk is missing: apt-get install -y wrk")
+    if not args.database_url:
+        sys.exit("--database-url (or BENCH_DATABASE_URL) is required")
+    assert urlsplit(args.database_url).hostname in (LOCAL, "localhost")
+
+    redis = ThrowawayRedis()
+    redis.start()
+    extra = {
+        "DJANGO_SETTINGS_MODULE": "reads_settings",
+        "PYTHONPATH": f"{ROOT}{os.pathsep}{SERVERS}",
+        "LOG_LEVEL": "INFO",  # production: one request log line per request
+        "GUNICORN_MAX_REQUESTS": "0",
+    }
+    if args.worker_class:
+        extra["GUNICORN_WORKER_CLASS"] = args.worker_class
+    extra |= dict(item.split("=", 1) for item in args.server_env)
+    env = base_env(database_url=args.database_url, redis_url=redis.url, **extra)
+    try:
+        secret = prepare(env, args.food)
+    except BaseException:
+        redis.stop()
+        raise
+    # ``Gunicorn`` needs explicit counts; 0 means "what gunicorn.conf.py would choose".
+    workers = args.workers or _conf_default("workers", env)
+    threads = args.threads or _conf_default("threads", env)
+    root = Path(args.server_root).resolve() if args.server_root else ROOT
+    server = Gunicorn(env, port=args.port, workers=workers, threads=threads, root=root)
+    key = {"X-API-Key": secret}
+    base = f"http://{LOCAL}:{args.port}"
+    variants = {
+        "record": (f"/v1/foods/{args.food}", key),
+        "search": ("/v1/foods?q=cheese", key),
+        "filtered": ("/v1/foods?q=cheese&protein_min=20", key),
+        "pgraw": ("/bench/pgraw", {}),
+        "floor": ("/bench/floor", {}),
+    }
+    scripts: dict[str, str] = {}
+    spread: dict[str, list[str]] = {}
+    if args.spread:
+        spread = spread_paths(args.database_url, args.spread)
+        scripts = spread_scripts(spread, Path("/tmp"))
+        # The records' own floor: the same random foods' stored bytes, one raw query.
+        variants["pgspread"] = (f"/bench/pgraw/{args.food}", {})
+    targets = SPREAD_TARGETS if args.spread else TARGETS
+    with cleanup(server, redis):
+        server.start()
+        status, _, body = get(args.port, variants["record"][0], key)
+        if status != 200:
+            raise RuntimeError(f"the record answered {status}: {body[:300]!r}")
+        store_raw(args.database_url, body)
+        for name, (path, headers) in variants.items():
+            status, _, got = get(args.port, path, headers)
+            if status != 200:
+                raise RuntimeError(f"{name} answered {status}: {got[:300]!r}")
+            if name in ("pgraw", "pgspread", "floor") and got != body:
+                raise RuntimeError(f"{name} does not serve the record's bytes")
+        first_rates: dict[str, float] = {}
+        for name, paths in spread.items():  # every spread path once, before the rounds
+            headers = variants[name][1]
+            first_rates[name] = first_pass(args.port, paths, headers, args.connections)
+            print(f"  first pass: {name} {first_rates[name]:.0f} req/s", flush=True)
+        for name, (path, headers) in variants.items():  # warm-up: imports, plans, buffers
+            wrk(base + path, 2, args.connections, headers, scripts.get(name, ""))
+        load_before = loadkit.loadavg()
+        samples: dict[str, list[dict]] = {name: [] for name in variants}
+        for round_ in range(args.rounds):
+            order = list(variants)
+            random.shuffle(order)
+            for name in order:
+                path, headers = variants[name]
+                samples[name].append(
+                    wrk(base + path, args.seconds, args.connections, headers, scripts.get(name, ""))
+                )
+            print(
+                f"  round {round_ + 1}: "
+                + ", ".join(f"{n} {samples[n][-1]['rate']:.0f}" for n in order),
+                flush=True,
+            )
+        load_end = loadkit.loadavg()
+        worker_class = _conf_default("worker_class", server.env)
+
+    medians = {
+        name: {k: statistics.median(s[k] for s in runs) for k in ("rate", "p50", "p99")}
+        for name, runs in samples.items()
+    }
+    pgraw = medians["pgraw"]["rate"]
+    spread_floor = medians.get("pgspread", {}).get("rate")
+    rows = []
+    verdicts = []
+    for name, m in medians.items():
+        share = 100 * m["rate"] / pgraw
+        target = targets.get(name)
+        mark = ""
+        if target is not None:
+            ok = share >= target
+            verdicts.append(ok)
+            mark = f" (target >= {target} %: {'met' if ok else '**not met**'})"
+        of_spread = f"{100 * m['rate'] / spread_floor:.0f} %" if spread_floor else ""
+        rows.append(
+            f"| {name} | {m['rate']:.0f} | {share:.0f} %{mark} | "
+            + (f"{of_spread} | " if spread_floor else "")
+            + f"{m['p50']:.2f} | {m['p99']:.2f} |"
+        )
+    lines = [
+        f"Run {loadkit.machine()}; load average before the rounds {load_before}, after "
+        f"{load_end}. wrk (1 thread, {args.connections} connections) runs on the same 2 "
+        "cores as gunicorn, PostgreSQL and Redis.",
+        "",
+        f"`bench/scripts/reads.py`{' — ' + args.label if args.label else ''}: "
+        f"{'code of ' + str(root) + ', ' if args.server_root else ''}"
+        f"{''.join(f'`{item}`, ' for item in args.server_env)}one gunicorn "
+        f"({worker_class}, {workers} workers x {threads} threads), request logging on (INFO), "
+        f"database `{urlsplit(args.database_url).path.lstrip('/')}`, a throwaway "
+        f"redis-server, record `{args.food}` ({len(body):,} bytes). {args.rounds} interleaved "
+        f"rounds x {args.seconds:.0f} s, medians"
+        + (
+            f"; spread: records of {args.spread:,} random foods, searches of ~1,150 queries"
+            if args.spread
+            else ""
+        )
+        + ":",
+        "",
+        (
+            "| variant | req/s | % of pgraw | % of pgspread | p50 ms | p99 ms |\n"
+            "|---|---|---|---|---|---|"
+            if spread_floor
+            else "| variant | req/s | % of pgraw | p50 ms | p99 ms |\n|---|---|---|---|---|"
+        ),
+        *rows,
+    ]
+    if first_rates:
+        lines += [
+            "",
+            "First pass (before the rounds: every spread path read once, in order, by a "
+            "Python client on 16 keep-alive connections, so every record is a first "
+            "read): "
+            + ", ".join(f"{name} {rate:.0f} req/s" for name, rate in first_rates.items())
+            + (
+                f"; record {100 * first_rates['record'] / first_rates['pgspread']:.0f} % of "
+                "pgspread's first pass."
+                if first_rates.get("pgspread")
+                else "."
+            ),
+        ]
+    text = "\n".join(lines)
+    print()
+    print(text)
+    if not args.no_write:
+        loadkit.write_section("## Reads", text)
+    return 0 if all(verdicts) else 1
+
+
+def _conf_default(name: str, env: dict[str, str]) -> object:
+    """What gunicorn.conf.py sets ``name`` to in ``env``."""
+    script = f"import runpy; print(runpy.run_path('gunicorn.conf.py')[{name!r}])"
+    env = {**env, "PROMETHEUS_MULTIPROC_DIR": env.get("PROMETHEUS_MULTIPROC_DIR", "/tmp/fs-reads")}
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    value = out.stdout.strip().splitlines()[-1]
+    return int(value) if value.isdigit() else value
+
+
+if __name__ == "__main__":
+    sys.exit(main())
