@@ -27,7 +27,7 @@ from bench.kits import loadkit
 from bench.kits.loadkit import Account, Client, Gunicorn, Sample, Verdict
 
 FLUSH_SECONDS = 2.0  # METER_FLUSH_SECONDS of the server under test
-LOSS_MARGIN = 1.0  # seconds: a flush's duration plus response latency, see run()
+LOSS_MARGIN = 1.0  # seconds: a flush's duration plus response latency, see _counts()
 QUICK_DB_URL = "postgres://postgres@127.0.0.1:5432/fs_load_quick"
 
 
@@ -174,6 +174,27 @@ class KeyChanges:
         )
 
 
+@dataclass
+class Seen:
+    """What the client saw through the fault, and when (monotonic seconds)."""
+
+    samples: list[Sample]
+    t0: float  # the load started
+    t_down: float  # the part went down
+    t_back: float  # the part was back
+
+
+@dataclass
+class Counts:
+    """Per account id: the requests seen admitted, the answers that never arrived (the
+    meter may have counted them), the live ``/v1/usage`` count, and the loss bound."""
+
+    admitted: Counter[int]
+    conn_errors: Counter[int]
+    usage: dict[int, int | None]
+    loss_bound: Counter[int]
+
+
 def run(
     title: str,
     args: argparse.Namespace,
@@ -189,14 +210,53 @@ def run(
     plan = [*loadkit.standard_plan(1), ("head_chef", None, 3, "victim")]
     accounts, foods = loadkit.make_accounts(env, plan, foods=500)
     victim = accounts[-1]
-    load_accounts = [*accounts[:-1], _without_changed_keys(victim)]
     server.start()
     print(
         f"{title}: {len(accounts)} accounts, gunicorn {len(server.worker_pids())} workers "
         f"on 127.0.0.1:{server.port}; setup {time.monotonic() - started_at:.0f} s"
     )
     changes = KeyChanges(victim)
-    client = Client(server.port, load_accounts, foods, args.concurrency, seed=3)
+    load_accounts = [*accounts[:-1], _without_changed_keys(victim)]
+    seen = _load_through(fault, args, env=env, port=server.port, changes=changes,
+                         accounts=load_accounts, foods=foods)  # fmt: skip
+    # Anything refused during the fault is done now, and must then hold.
+    changes.apply(env, "after the fault")
+    print("  what the client saw, per second:")
+    print(loadkit.timeline(seen.samples, seen.t0))
+
+    verdict = Verdict(title)
+    changes.verify(verdict, server.port)
+    _check_service(verdict, args, fault, seen)
+    counts = _counts(seen, accounts, server.port, victim)
+    _check_counts(verdict, fault, accounts, counts)
+    if fault.extra_checks is not None:
+        fault.extra_checks(verdict)  # type: ignore[operator]
+    _note_given_back(fault, seen.samples)
+    _check_history_while_serving(verdict, env, accounts, counts, exact_history)
+    server.stop()  # graceful: every worker writes its last history
+    _check_history_after(verdict, env, accounts, seen, counts, exact_history)
+    for note in fault.notes:
+        print(f"  note: {note}")
+    print(verdict.summary())
+    if not args.no_write:
+        body = _results(args, seen, accounts, changes, fault, verdict)
+        loadkit.write_section(results_heading, "\n".join(body))
+    return 0 if verdict.passed else 1
+
+
+def _load_through(
+    fault: Fault,
+    args: argparse.Namespace,
+    *,
+    env: dict[str, str],
+    port: int,
+    changes: KeyChanges,
+    accounts: list[Account],
+    foods: list[str],
+) -> Seen:
+    """The load before, during and after the fault (the timeline of the module
+    docstring), with the key changes while the part is down."""
+    client = Client(port, accounts, foods, args.concurrency, seed=3)
     total = args.before + args.down + args.after
     t0 = time.monotonic()
     client.start(total + 300)  # stopped explicitly below; the deadline is a safety net
@@ -217,16 +277,15 @@ def run(
     time.sleep(args.after)
     client.stop()
     client.join()
-    samples = client.samples
-    # Anything refused during the fault is done now, and must then hold.
-    changes.apply(env, "after the fault")
-    print("  what the client saw, per second:")
-    print(loadkit.timeline(samples, t0))
+    return Seen(client.samples, t0, t_down, t_back)
 
-    verdict = Verdict(title)
-    changes.verify(verdict, server.port)
+
+def _check_service(verdict: Verdict, args: argparse.Namespace, fault: Fault, seen: Seen) -> None:
+    """No 500; the 503 problem while the part is down (if expected); reads back within
+    ``--recover-within`` of its return, and nothing but normal answers after that."""
+    samples = seen.samples
     loadkit.no_500(verdict, samples)
-    outage = [s for s in samples if t_down <= s.at <= t_back + 0.5]
+    outage = [s for s in samples if seen.t_down <= s.at <= seen.t_back + 0.5]
     n503 = sum(1 for s in outage if s.status == 503)
     if fault.expects_503:
         verdict.check(
@@ -234,13 +293,13 @@ def run(
             n503 > 0,
             f"{n503} x 503 of {len(outage)} answers during the outage",
         )
-    back = loadkit.recovery_time(samples, t_back)
+    back = loadkit.recovery_time(samples, seen.t_back)
     verdict.check(
         f"service back within {args.recover_within:.0f} s of the part returning",
         back is not None and back <= args.recover_within,
         f"first successful record read {back:.2f} s after" if back is not None else "never",
     )
-    tail = [s for s in samples if s.at >= t_back + args.recover_within]
+    tail = [s for s in samples if s.at >= seen.t_back + args.recover_within]
     bad_tail = Counter(s.status for s in tail if s.status in (0, 503) or s.status >= 500)
     verdict.check(
         "nothing but normal answers once recovered",
@@ -248,12 +307,15 @@ def run(
         f"{len(tail)} answers; bad: {dict(bad_tail)}" if bad_tail else f"{len(tail)} answers",
     )
 
+
+def _counts(seen: Seen, accounts: list[Account], port: int, victim: Account) -> Counts:
+    samples = seen.samples
     admitted = loadkit.admitted_by_account(samples)
     conn_errors = Counter(s.account for s in samples if s.status == 0)
     # Requests whose answer never arrived (a killed worker, a cut connection) may have
     # been counted by the meter: the live count may exceed what the client saw by that.
     usage = {
-        a.id: loadkit.usage_count(server.port, a.secrets[2] if a is victim else a.secrets[0])
+        a.id: loadkit.usage_count(port, a.secrets[2] if a is victim else a.secrets[0])
         for a in accounts
     }
     # A loss of the meter's data (a Redis restart or flush) loses what was admitted since
@@ -261,11 +323,19 @@ def run(
     # duration; LOSS_MARGIN also covers the time between admission and the client seeing
     # the answer (Sample.at), before the fault and after it (a request admitted just
     # before the loss whose answer arrives just after).
+    t_down = seen.t_down
     loss_bound = _admitted_in(samples, t_down - FLUSH_SECONDS - LOSS_MARGIN, t_down + LOSS_MARGIN)
+    return Counts(admitted, conn_errors, usage, loss_bound)
+
+
+def _check_counts(verdict: Verdict, fault: Fault, accounts: list[Account], counts: Counts) -> None:
+    """Each account's live count is what the client saw admitted (within the loss bound
+    where the meter's data may be lost), and nobody is over quota."""
+    admitted, usage = counts.admitted, counts.usage
     bad_usage = []
     for a in accounts:
-        low = admitted[a.id] - (loss_bound[a.id] if fault.usage_may_trail else 0)
-        high = admitted[a.id] + conn_errors[a.id]
+        low = admitted[a.id] - (counts.loss_bound[a.id] if fault.usage_may_trail else 0)
+        high = admitted[a.id] + counts.conn_errors[a.id]
         if usage[a.id] is None or not low <= usage[a.id] <= high:
             bad_usage.append(f"{a.id} ({a.label}): usage {usage[a.id]}, admitted {admitted[a.id]}")
     verdict.check(
@@ -276,17 +346,17 @@ def run(
         or f"{sum(admitted.values())} admitted over {len(accounts)} accounts",
     )
     # A rebuilt count may hand out again what the history lost: at most the loss bound.
-    loadkit.quota_respected(
-        verdict, accounts, admitted, slack=dict(loss_bound) if fault.usage_may_trail else None
-    )
+    slack = dict(counts.loss_bound) if fault.usage_may_trail else None
+    loadkit.quota_respected(verdict, accounts, admitted, slack=slack)
     over_meter = [
         f"{a.id}: {usage[a.id]} > {a.quota}"
         for a in accounts
         if usage[a.id] is not None and usage[a.id] > a.quota
     ]
     verdict.check("no account's live count over its quota", not over_meter, "; ".join(over_meter))
-    if fault.extra_checks is not None:
-        fault.extra_checks(verdict)  # type: ignore[operator]
+
+
+def _note_given_back(fault: Fault, samples: list[Sample]) -> None:
     given_back = sum(1 for s in samples if s.status == 503 and s.metered)
     if given_back:
         fault.notes.append(
@@ -295,13 +365,21 @@ def run(
             "charged): the checks count them as not admitted, and /v1/usage agrees"
         )
 
-    # While the server still runs: the workers' flusher threads must have written the
-    # history again once the part returned (a graceful stop would hide a stuck flusher).
+
+def _check_history_while_serving(
+    verdict: Verdict,
+    env: dict[str, str],
+    accounts: list[Account],
+    counts: Counts,
+    exact_history: bool,
+) -> None:
+    """While the server still runs: the workers' flusher threads must have written the
+    history again once the part returned (a graceful stop would hide a stuck flusher)."""
     deadline = time.monotonic() + 3 * FLUSH_SECONDS + 2
     while True:
         live_history = loadkit.history_by_account(env, accounts)
-        behind = {a.id: admitted[a.id] - live_history.get(a.id, 0) for a in accounts}
-        allowed = {a.id: 0 if exact_history else loss_bound[a.id] for a in accounts}
+        behind = {a.id: counts.admitted[a.id] - live_history.get(a.id, 0) for a in accounts}
+        allowed = {a.id: 0 if exact_history else counts.loss_bound[a.id] for a in accounts}
         if all(behind[i] <= allowed[i] for i in behind) or time.monotonic() > deadline:
             break
         time.sleep(0.5)
@@ -311,36 +389,33 @@ def run(
         not late,
         "; ".join(late[:4]) or f"caught up within {3 * FLUSH_SECONDS + 2:.0f} s",
     )
-    server.stop()  # graceful: every worker writes its last history
+
+
+def _check_history_after(
+    verdict: Verdict,
+    env: dict[str, str],
+    accounts: list[Account],
+    seen: Seen,
+    counts: Counts,
+    exact_history: bool,
+) -> None:
+    """Once the server has stopped: every account's usage history holds what it was
+    seen admitted, less at most the documented loss bound."""
+    admitted, loss_bound = counts.admitted, counts.loss_bound
     history = loadkit.history_by_account(env, accounts)
     bad_history, lost_total = [], 0
     for a in accounts:
         got = history.get(a.id, 0)
         allowed_loss = 0 if exact_history else loss_bound[a.id]
         lost_total += max(0, admitted[a.id] - got)
-        if not admitted[a.id] - allowed_loss <= got <= admitted[a.id] + conn_errors[a.id]:
+        if not admitted[a.id] - allowed_loss <= got <= admitted[a.id] + counts.conn_errors[a.id]:
             if os.environ.get("FAULT_DEBUG"):
-                mine = sorted(
-                    (s.at - t_down, s.status, s.kind) for s in samples if s.account == a.id
-                )
-                print("DEBUG", a.id, [(round(t, 2), st, k) for t, st, k in mine if -4 < t < 6])
+                _debug(seen, a.id)
             bad_history.append(
                 f"{a.id} ({a.label}): history {got}, admitted {admitted[a.id]}, "
                 f"allowed loss {allowed_loss}"
             )
-    needed = max(
-        (
-            _window_for_loss(
-                samples, a.id, t_down + LOSS_MARGIN, admitted[a.id] - history.get(a.id, 0)
-            )
-            for a in accounts
-        ),
-        default=0.0,
-    )
-    print(
-        f"  history loss explained by the requests answered in the last {needed:.2f} s "
-        f"before the fault + {LOSS_MARGIN:g} s"
-    )
+    needed = _loss_window(seen, accounts, admitted, history)
     bound_text = (
         "exact: nothing may be missing"
         if exact_history
@@ -354,29 +429,63 @@ def run(
         not bad_history,
         "; ".join(bad_history[:4]) or f"{lost_total} request(s) missing from the history",
     )
-    for note in fault.notes:
-        print(f"  note: {note}")
-    print(verdict.summary())
-    if not args.no_write:
-        command = " ".join(["bench/scripts/" + os.path.basename(sys.argv[0]), *sys.argv[1:]])
-        body = [
-            f"Run {loadkit.machine()}; `{command}`: "
-            f"gunicorn via `gunicorn.conf.py`, {args.workers} workers x {args.threads} threads, "
-            f"`METER_FLUSH_SECONDS={FLUSH_SECONDS:g}`, `METER_FAILURE_POLICY=closed`, "
-            f"{args.concurrency} clients; {len(accounts)} accounts on every tier. Fault at "
-            f"t={t_down - t0:.1f} s, part back {t_back - t_down:.1f} s later (it is held "
-            "down until the revoke/rotate commands have finished); the whole run "
-            f"{time.monotonic() - t0:.0f} s. Statuses: {loadkit.status_summary(samples)}.",
-            "",
-            *[f"- {line}" for line in changes.log],
-            *[f"- note: {n}" for n in fault.notes],
-            "",
-            *verdict.markdown(),
-            "",
-            f"**{verdict.summary()}**",
-        ]
-        loadkit.write_section(results_heading, "\n".join(body))
-    return 0 if verdict.passed else 1
+
+
+def _loss_window(
+    seen: Seen, accounts: list[Account], admitted: Counter[int], history: dict[int, int]
+) -> float:
+    """The time before the fault (+ ``LOSS_MARGIN``) whose admitted requests explain what
+    the history lost, for the account that needs the longest; printed."""
+    needed = max(
+        (
+            _window_for_loss(
+                seen.samples, a.id, seen.t_down + LOSS_MARGIN, admitted[a.id] - history.get(a.id, 0)
+            )
+            for a in accounts
+        ),
+        default=0.0,
+    )
+    print(
+        f"  history loss explained by the requests answered in the last {needed:.2f} s "
+        f"before the fault + {LOSS_MARGIN:g} s"
+    )
+    return needed
+
+
+def _debug(seen: Seen, account: int) -> None:
+    """``FAULT_DEBUG``: the account's answers around the fault."""
+    mine = sorted(
+        (s.at - seen.t_down, s.status, s.kind) for s in seen.samples if s.account == account
+    )
+    print("DEBUG", account, [(round(t, 2), st, k) for t, st, k in mine if -4 < t < 6])
+
+
+def _results(
+    args: argparse.Namespace,
+    seen: Seen,
+    accounts: list[Account],
+    changes: KeyChanges,
+    fault: Fault,
+    verdict: Verdict,
+) -> list[str]:
+    """The lines of the script's RESULTS.md subsection."""
+    command = " ".join(["bench/scripts/" + os.path.basename(sys.argv[0]), *sys.argv[1:]])
+    return [
+        f"Run {loadkit.machine()}; `{command}`: "
+        f"gunicorn via `gunicorn.conf.py`, {args.workers} workers x {args.threads} threads, "
+        f"`METER_FLUSH_SECONDS={FLUSH_SECONDS:g}`, `METER_FAILURE_POLICY=closed`, "
+        f"{args.concurrency} clients; {len(accounts)} accounts on every tier. Fault at "
+        f"t={seen.t_down - seen.t0:.1f} s, part back {seen.t_back - seen.t_down:.1f} s later "
+        "(it is held down until the revoke/rotate commands have finished); the whole run "
+        f"{time.monotonic() - seen.t0:.0f} s. Statuses: {loadkit.status_summary(seen.samples)}.",
+        "",
+        *[f"- {line}" for line in changes.log],
+        *[f"- note: {n}" for n in fault.notes],
+        "",
+        *verdict.markdown(),
+        "",
+        f"**{verdict.summary()}**",
+    ]
 
 
 def _without_changed_keys(victim: Account) -> Account:

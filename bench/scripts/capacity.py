@@ -213,92 +213,127 @@ def main() -> int:
         fresh = unrendered_foods(args.database_url, n + 20)
         words = catalogue_words(args.database_url, 2 * n + 20)
         server.start()
-        kinds = {
-            "record hit": [f"/v1/foods/{foods[0]}"] * n,
-            "record miss": [f"/v1/foods/{food}" for food in fresh[20 : 20 + n]],
-            "search same": ["/v1/foods?q=cheese"] * n,
-            "search new": [f"/v1/foods?q={quote(w)}" for w in words[20 : 20 + n]],
-            "typo new": [f"/v1/foods?q={quote(misspelt(w))}" for w in words[20 + n :]],
-        }
-        warm = [f"/v1/foods/{foods[0]}", "/v1/foods?q=cheese", "/v1/foods?q=chese"]
-        warm += [f"/v1/foods?q={w}" for w in words[:10]]
-        warm += [f"/v1/foods?q={misspelt(w)}" for w in words[10:20]]
-        warm += [f"/v1/foods/{food}" for food in fresh[:20]]
+        kinds, warm = _paths(n, foods[0], fresh, words)
         send(args.port, warm * 4, key)  # imports, plans, connections
         load_before = loadkit.loadavg()
         for name, paths in kinds.items():
-            web = [server.process.pid, *server.worker_pids()]
-            pg = backends(args.database_url)
-            redis_pid = [redis.process.pid]
-            before = (cpu_seconds(web), cpu_seconds(pg), cpu_seconds(redis_pid))
-            started = time.monotonic()
-            statuses = send(args.port, paths, key)
-            elapsed = time.monotonic() - started
-            after = (cpu_seconds(web), cpu_seconds(pg), cpu_seconds(redis_pid))
-            bad = [s for s in statuses if s != 200]
-            if bad:
-                raise RuntimeError(f"{name}: {len(bad)} answers were not 200: {set(bad)}")
-            web_ms, pg_ms, redis_ms = (
-                1000 * (a - b) / len(paths) for a, b in zip(after, before, strict=True)
-            )
-            results[name] = {
-                "web": web_ms,
-                "pg": pg_ms,
-                "redis": redis_ms,
-                "rate": len(paths) / elapsed,
-            }
-            print(
-                f"  {name}: web {web_ms:.2f} ms, pg {pg_ms:.2f}, redis {redis_ms:.3f}", flush=True
-            )
+            results[name] = _cost(name, paths, port=args.port, key=key, server=server,
+                                  redis=redis, database_url=args.database_url)  # fmt: skip
         calls, usec_per_call = evalsha_stats(redis.port)
         load_end = loadkit.loadavg()
-        # Redis alone: the real script with a steady-state consume's arguments.
-        sha = subprocess.run(
-            ["redis-cli", "-h", LOCAL, "-p", str(redis.port), "script", "load",
-             (ROOT / "metering" / "lua" / "consume.lua").read_text()],
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()  # fmt: skip
-        state = f"fs:meter:{{a{accounts[0].id}}}"
-        epoch = f"fs:epoch:{{a{accounts[0].id}}}"
-        now_us = str(int(time.time() * 1_000_000))
-        consume = ["EVALSHA", sha, "2", state, epoch, "consume", now_us, str(10**12)]
-        consume += ["-1", "0", "0", "3600", str(accounts[0].key_ids[0]), "0", ""]
-        evalsha_rate = redis_benchmark(redis.port, *consume)
-        get_rate = redis_benchmark(redis.port, "GET", "fs:capacity:probe")
+        evalsha_rate, get_rate = _redis_alone(redis.port, accounts[0])
 
-    rows = [
-        f"| {name} | {r['web']:.2f} | {r['pg']:.2f} | {r['redis']:.3f} | {r['rate']:.0f} |"
-        for name, r in results.items()
-    ]
-    text = "\n".join(
-        [
-            f"Run {loadkit.machine()}; load average before {load_before}, after {load_end}. "
-            "The client, gunicorn, PostgreSQL and Redis share the machine's cores.",
-            "",
-            f"`bench/scripts/capacity.py`: one gunicorn ({args.workers} workers x {args.threads} "
-            f"threads, request logging at INFO), database "
-            f"`{urlsplit(args.database_url).path.lstrip('/')}` (full catalogue), a throwaway "
-            f"redis-server; {n} requests of each kind from 4 keep-alive clients, metered "
-            "with a Head Chef key. CPU per request (user + system, from /proc) of each "
-            "part:",
-            "",
-            "| kind | web ms | PostgreSQL ms | Redis ms | req/s (this run, all parts on 2 cores) |",
-            "|---|---|---|---|---|",
-            *rows,
-            "",
-            f"Redis alone (`redis-benchmark`, 16 clients, 100,000 calls): `EVALSHA` of "
-            f"`metering/lua/consume.lua` with a steady-state consume's arguments "
-            f"**{evalsha_rate:,.0f} calls/s**; `GET` **{get_rate:,.0f} calls/s** (ratio "
-            f"{get_rate / evalsha_rate:.2f}). The script's own cost inside Redis "
-            f"(`INFO commandstats`, the service's {calls:,} calls above): "
-            f"**{usec_per_call:.2f} us per call**.",
-        ]
-    )
+    redis_figures = (evalsha_rate, get_rate, calls, usec_per_call)
+    text = "\n".join(_report(args, results, (load_before, load_end), redis_figures))
     print()
     print(text)
     if not args.no_write:
         loadkit.write_section("## Capacity", text)
     return 0
+
+
+def _report(
+    args: argparse.Namespace,
+    results: dict[str, dict[str, float]],
+    loadavg: tuple[str, str],
+    redis_figures: tuple[float, float, int, float],
+) -> list[str]:
+    """The "## Capacity" section. ``redis_figures``: EVALSHA and GET calls per second,
+    and the service's EVALSHA calls and microseconds per call."""
+    evalsha_rate, get_rate, calls, usec_per_call = redis_figures
+    n = args.requests
+    rows = [
+        f"| {name} | {r['web']:.2f} | {r['pg']:.2f} | {r['redis']:.3f} | {r['rate']:.0f} |"
+        for name, r in results.items()
+    ]
+    return [
+        f"Run {loadkit.machine()}; load average before {loadavg[0]}, after {loadavg[1]}. "
+        "The client, gunicorn, PostgreSQL and Redis share the machine's cores.",
+        "",
+        f"`bench/scripts/capacity.py`: one gunicorn ({args.workers} workers x {args.threads} "
+        f"threads, request logging at INFO), database "
+        f"`{urlsplit(args.database_url).path.lstrip('/')}` (full catalogue), a throwaway "
+        f"redis-server; {n} requests of each kind from 4 keep-alive clients, metered "
+        "with a Head Chef key. CPU per request (user + system, from /proc) of each "
+        "part:",
+        "",
+        "| kind | web ms | PostgreSQL ms | Redis ms | req/s (this run, all parts on 2 cores) |",
+        "|---|---|---|---|---|",
+        *rows,
+        "",
+        f"Redis alone (`redis-benchmark`, 16 clients, 100,000 calls): `EVALSHA` of "
+        f"`metering/lua/consume.lua` with a steady-state consume's arguments "
+        f"**{evalsha_rate:,.0f} calls/s**; `GET` **{get_rate:,.0f} calls/s** (ratio "
+        f"{get_rate / evalsha_rate:.2f}). The script's own cost inside Redis "
+        f"(`INFO commandstats`, the service's {calls:,} calls above): "
+        f"**{usec_per_call:.2f} us per call**.",
+    ]
+
+
+def _paths(
+    n: int, hit: str, fresh: list[str], words: list[str]
+) -> tuple[dict[str, list[str]], list[str]]:
+    """The ``n`` paths of each kind (module docstring; ``hit``: the food read again and
+    again), and the warm-up's paths (the first 20 fresh foods and words, which the
+    kinds leave out)."""
+    kinds = {
+        "record hit": [f"/v1/foods/{hit}"] * n,
+        "record miss": [f"/v1/foods/{food}" for food in fresh[20 : 20 + n]],
+        "search same": ["/v1/foods?q=cheese"] * n,
+        "search new": [f"/v1/foods?q={quote(w)}" for w in words[20 : 20 + n]],
+        "typo new": [f"/v1/foods?q={quote(misspelt(w))}" for w in words[20 + n :]],
+    }
+    warm = [f"/v1/foods/{hit}", "/v1/foods?q=cheese", "/v1/foods?q=chese"]
+    warm += [f"/v1/foods?q={w}" for w in words[:10]]
+    warm += [f"/v1/foods?q={misspelt(w)}" for w in words[10:20]]
+    warm += [f"/v1/foods/{food}" for food in fresh[:20]]
+    return kinds, warm
+
+
+def _cost(
+    name: str,
+    paths: list[str],
+    *,
+    port: int,
+    key: dict[str, str],
+    server: Gunicorn,
+    redis: ThrowawayRedis,
+    database_url: str,
+) -> dict[str, float]:
+    """Send ``paths``; each part's CPU milliseconds per request (``web``, ``pg``,
+    ``redis``) and the requests per second. Raises unless every answer is a 200."""
+    web = [server.process.pid, *server.worker_pids()]
+    pg = backends(database_url)
+    redis_pid = [redis.process.pid]
+    before = (cpu_seconds(web), cpu_seconds(pg), cpu_seconds(redis_pid))
+    started = time.monotonic()
+    statuses = send(port, paths, key)
+    elapsed = time.monotonic() - started
+    after = (cpu_seconds(web), cpu_seconds(pg), cpu_seconds(redis_pid))
+    bad = [s for s in statuses if s != 200]
+    if bad:
+        raise RuntimeError(f"{name}: {len(bad)} answers were not 200: {set(bad)}")
+    web_ms, pg_ms, redis_ms = (
+        1000 * (a - b) / len(paths) for a, b in zip(after, before, strict=True)
+    )
+    print(f"  {name}: web {web_ms:.2f} ms, pg {pg_ms:.2f}, redis {redis_ms:.3f}", flush=True)
+    return {"web": web_ms, "pg": pg_ms, "redis": redis_ms, "rate": len(paths) / elapsed}
+
+
+def _redis_alone(port: int, account: loadkit.Account) -> tuple[float, float]:
+    """Calls per second of ``EVALSHA`` of the real consume script with a steady-state
+    consume's arguments (``account``'s Head Chef key), and of ``GET``."""
+    sha = subprocess.run(
+        ["redis-cli", "-h", LOCAL, "-p", str(port), "script", "load",
+         (ROOT / "metering" / "lua" / "consume.lua").read_text()],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    state = f"fs:meter:{{a{account.id}}}"
+    epoch = f"fs:epoch:{{a{account.id}}}"
+    now_us = str(int(time.time() * 1_000_000))
+    consume = ["EVALSHA", sha, "2", state, epoch, "consume", now_us, str(10**12)]
+    consume += ["-1", "0", "0", "3600", str(account.key_ids[0]), "0", ""]
+    return redis_benchmark(port, *consume), redis_benchmark(port, "GET", "fs:capacity:probe")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ import os
 import random
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -46,9 +47,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository r
 
 from bench.kits import loadkit
 from bench.kits.loadkit import (
+    Account,
     Client,
     Gunicorn,
     Mix,
+    Sample,
     ThrowawayRedis,
     Verdict,
     admitted_by_account,
@@ -67,6 +70,8 @@ PG = "postgres://postgres@127.0.0.1:5432/"
 # revalidations, usage, bad keys; the rest (35 %) record reads.
 MIX = Mix(search=0.32, suggest=0.08, analysis=0.04)
 FULL_DB, QUICK_DB, TEMPLATE_DB = "fs_load_bench", "fs_load_quick", "fs_bench_catalogue"
+KINDS = ("search", "suggest", "analysis", "record", "revalidate", "usage", "bad-key")
+SERVED_KINDS = ("search", "suggest", "analysis", "record", "revalidate")  # 2xx/304 table
 
 
 def ensure_database(name: str, *, template: str | None) -> None:
@@ -90,7 +95,65 @@ def table(title: str, rows: list[str]) -> list[str]:
     ]
 
 
+@dataclass
+class Phases:
+    """What the client saw: the warm-up and the mix phase on the metered server, the
+    ratio phase on both (by server name, with their seconds), and the load averages."""
+
+    warm: list[Sample]
+    mix: list[Sample]
+    ratio: dict[str, list[Sample]]
+    seconds: dict[str, float]
+    loadavg: dict[str, str]  # before, mix, end
+    workers: int  # of the metered server
+    threads: str
+
+
 def main() -> int:
+    args = _arguments()
+    root = Path(args.server_root).resolve() if args.server_root else loadkit.ROOT
+    started = time.monotonic()
+    database_url = _database_url(args)
+    redis = None if args.redis_url else ThrowawayRedis()
+    if redis:
+        redis.start()
+    redis_url = args.redis_url or redis.url  # type: ignore[union-attr]
+    env = base_env(database_url=database_url, redis_url=redis_url, GUNICORN_MAX_REQUESTS="0")
+    loadkit.prepare_database(env, catalogue="sr28" if args.quick else "keep")
+    accounts, foods = make_accounts(env, standard_plan(args.scale))
+    print(
+        f"{len(accounts)} accounts, {sum(len(a.secrets) for a in accounts)} keys, "
+        f"{len(foods)} food ids; setup {time.monotonic() - started:.0f} s"
+    )
+    metered = Gunicorn(env, port=args.port, workers=_workers(), threads=_threads(), root=root)
+    plain = Gunicorn(
+        {**env, "METERING_ENABLED": "0"},
+        port=args.port + 1,
+        workers=_workers(),
+        threads=_threads(),
+        root=root,
+    )
+    with cleanup(metered, plain, redis):
+        metered.start()
+        plain.start()
+        phases = _phases(args, metered, plain, accounts, foods)
+        verdict = _checks(metered, accounts, phases)
+    where = (
+        f"{'code of ' + str(root) + ', ' if args.server_root else ''}",
+        f"database `{urlsplit(database_url).path.lstrip('/')}`",
+        "a throwaway redis-server" if redis else "Redis " + redis_url,
+    )
+    body = "\n".join(_report(args, where, accounts, phases, verdict))
+    print()
+    print(body)
+    print()
+    print(verdict.summary())
+    if not args.no_write:
+        loadkit.write_section("## Load", body)
+    return 0 if verdict.passed else 1
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="SR28 only (database fs_load_quick)")
     parser.add_argument("--database-url", help="a PostgreSQL URL with a loaded catalogue")
@@ -106,132 +169,145 @@ def main() -> int:
         "--server-root",
         help="serve the code of another checkout (a baseline); this one's harness drives it",
     )
-    args = parser.parse_args()
-    root = Path(args.server_root).resolve() if args.server_root else loadkit.ROOT
+    return parser.parse_args()
 
-    started = time.monotonic()
+
+def _database_url(args: argparse.Namespace) -> str:
+    """``--database-url``, else ``fs_load_quick`` (``--quick``) or ``fs_load_bench``,
+    created when missing (the latter from the loaded full catalogue)."""
     if args.database_url:
-        database_url = args.database_url
-        assert urlsplit(database_url).hostname in ("127.0.0.1", "localhost")
-    elif args.quick:
+        assert urlsplit(args.database_url).hostname in ("127.0.0.1", "localhost")
+        return args.database_url
+    if args.quick:
         ensure_database(QUICK_DB, template=None)
-        database_url = PG + QUICK_DB
-    else:
-        ensure_database(FULL_DB, template=TEMPLATE_DB)
-        database_url = PG + FULL_DB
-    redis = None if args.redis_url else ThrowawayRedis()
-    if redis:
-        redis.start()
-    redis_url = args.redis_url or redis.url  # type: ignore[union-attr]
-    env = base_env(database_url=database_url, redis_url=redis_url, GUNICORN_MAX_REQUESTS="0")
-    loadkit.prepare_database(env, catalogue="sr28" if args.quick else "keep")
-    accounts, foods = make_accounts(env, standard_plan(args.scale))
-    print(
-        f"{len(accounts)} accounts, {sum(len(a.secrets) for a in accounts)} keys, "
-        f"{len(foods)} food ids; setup {time.monotonic() - started:.0f} s"
-    )
+        return PG + QUICK_DB
+    ensure_database(FULL_DB, template=TEMPLATE_DB)
+    return PG + FULL_DB
 
-    metered = Gunicorn(env, port=args.port, workers=_workers(), threads=_threads(), root=root)
-    plain = Gunicorn(
-        {**env, "METERING_ENABLED": "0"},
-        port=args.port + 1,
-        workers=_workers(),
-        threads=_threads(),
-        root=root,
-    )
-    with cleanup(metered, plain, redis):
-        metered.start()
-        plain.start()
-        workers = len(metered.worker_pids())
-        threads = metered.env["GUNICORN_THREADS"]
-        # Warm-up: imports, connection pools, key cache, PostgreSQL's buffers. Not
-        # measured, but what the metered server admits in it counts in the usage check.
-        warm = Client(metered.port, accounts, foods, args.concurrency, mix=MIX, seed=99).run_for(4)
-        Client(plain.port, accounts, foods, args.concurrency, mix=MIX, seed=99).run_for(4)
-        load_before = loadkit.loadavg()
 
-        print(f"mix phase: {args.seconds:.0f} s, {args.concurrency} clients")
-        mix = Client(metered.port, accounts, foods, args.concurrency, mix=MIX, seed=1)
-        mix.run_for(args.seconds)
-        load_mix = loadkit.loadavg()
+def _phases(
+    args: argparse.Namespace,
+    metered: Gunicorn,
+    plain: Gunicorn,
+    accounts: list[Account],
+    foods: list[str],
+) -> Phases:
+    """Warm-up, the mix phase (every account, metered), then the ratio phase."""
+    workers, threads = len(metered.worker_pids()), metered.env["GUNICORN_THREADS"]
+    # Warm-up: imports, connection pools, key cache, PostgreSQL's buffers. Not
+    # measured, but what the metered server admits in it counts in the usage check.
+    warm = Client(metered.port, accounts, foods, args.concurrency, mix=MIX, seed=99).run_for(4)
+    Client(plain.port, accounts, foods, args.concurrency, mix=MIX, seed=99).run_for(4)
+    loadavg = {"before": loadkit.loadavg()}
 
-        never_refused = [a for a in accounts if a.label in ("head_chef", "executive_chef")]
-        ratio: dict[str, list] = {"metered": [], "unmetered": []}
-        seconds: dict[str, float] = {"metered": 0.0, "unmetered": 0.0}
-        for round_ in range(args.rounds):
-            order = [("metered", metered), ("unmetered", plain)]
-            random.shuffle(order)
-            for name, server in order:
-                client = Client(
-                    server.port, never_refused, foods, args.concurrency, mix=MIX, seed=10 + round_
-                )
-                t0 = time.monotonic()
-                ratio[name] += client.run_for(args.ratio_seconds)
-                seconds[name] += time.monotonic() - t0
-            print(
-                f"  ratio round {round_ + 1}: "
-                f"metered {len(ratio['metered']) / seconds['metered']:.0f} req/s, "
-                f"unmetered {len(ratio['unmetered']) / seconds['unmetered']:.0f} req/s"
+    print(f"mix phase: {args.seconds:.0f} s, {args.concurrency} clients")
+    mix = Client(metered.port, accounts, foods, args.concurrency, mix=MIX, seed=1)
+    mix.run_for(args.seconds)
+    loadavg["mix"] = loadkit.loadavg()
+    ratio, seconds = _ratio_phase(args, metered, plain, accounts, foods)
+    loadavg["end"] = loadkit.loadavg()
+    return Phases(warm, mix.samples, ratio, seconds, loadavg, workers, threads)
+
+
+def _ratio_phase(
+    args: argparse.Namespace,
+    metered: Gunicorn,
+    plain: Gunicorn,
+    accounts: list[Account],
+    foods: list[str],
+) -> tuple[dict[str, list[Sample]], dict[str, float]]:
+    """The mix of the never-refused accounts to both servers, ``--rounds`` times, the
+    order shuffled each round: the samples and seconds of each server."""
+    never_refused = [a for a in accounts if a.label in ("head_chef", "executive_chef")]
+    ratio: dict[str, list[Sample]] = {"metered": [], "unmetered": []}
+    seconds: dict[str, float] = {"metered": 0.0, "unmetered": 0.0}
+    for round_ in range(args.rounds):
+        order = [("metered", metered), ("unmetered", plain)]
+        random.shuffle(order)
+        for name, server in order:
+            client = Client(
+                server.port, never_refused, foods, args.concurrency, mix=MIX, seed=10 + round_
             )
-        load_end = loadkit.loadavg()
-
-        # The usage check: everything the metered server admitted, per account.
-        verdict = Verdict("load")
-        seen = admitted_by_account(warm + mix.samples + ratio["metered"])
-        mismatched = []
-        for account in accounts:
-            expected = seen[account.id]
-            got = usage_count(metered.port, account.secrets[0])
-            if got != expected:
-                mismatched.append(
-                    f"account {account.id} ({account.label}): usage {got}, admitted {expected}"
-                )
-        total_admitted = sum(seen.values())
-        verdict.check(
-            "every account's /v1/usage request_count equals the requests seen admitted",
-            not mismatched,
-            "; ".join(mismatched[:5])
-            or f"{len(accounts)} accounts, {total_admitted} admitted requests",
+            t0 = time.monotonic()
+            ratio[name] += client.run_for(args.ratio_seconds)
+            seconds[name] += time.monotonic() - t0
+        print(
+            f"  ratio round {round_ + 1}: "
+            f"metered {len(ratio['metered']) / seconds['metered']:.0f} req/s, "
+            f"unmetered {len(ratio['unmetered']) / seconds['unmetered']:.0f} req/s"
         )
-        loadkit.no_500(verdict, mix.samples + ratio["metered"] + ratio["unmetered"])
-        loadkit.quota_respected(verdict, accounts, seen)
+    return ratio, seconds
 
-    m_rate = len(ratio["metered"]) / seconds["metered"]
-    u_rate = len(ratio["unmetered"]) / seconds["unmetered"]
-    lines = [
-        f"Run {machine()} (load average before the run {load_before}; after the mix phase "
-        f"{load_mix}; at the end {load_end}). The client (Python threads) runs on the same "
-        "2 cores as the server, PostgreSQL and Redis, and other helpers' tests ran meanwhile, "
-        "so the figures are pessimistic.",
+
+def _checks(metered: Gunicorn, accounts: list[Account], phases: Phases) -> Verdict:
+    """The usage check (everything the metered server admitted, per account), no 500,
+    nobody over quota; while the servers still run."""
+    verdict = Verdict("load")
+    seen = admitted_by_account(phases.warm + phases.mix + phases.ratio["metered"])
+    mismatched = []
+    for account in accounts:
+        expected = seen[account.id]
+        got = usage_count(metered.port, account.secrets[0])
+        if got != expected:
+            mismatched.append(
+                f"account {account.id} ({account.label}): usage {got}, admitted {expected}"
+            )
+    total_admitted = sum(seen.values())
+    verdict.check(
+        "every account's /v1/usage request_count equals the requests seen admitted",
+        not mismatched,
+        "; ".join(mismatched[:5])
+        or f"{len(accounts)} accounts, {total_admitted} admitted requests",
+    )
+    loadkit.no_500(verdict, phases.mix + phases.ratio["metered"] + phases.ratio["unmetered"])
+    loadkit.quota_respected(verdict, accounts, seen)
+    return verdict
+
+
+def _report(
+    args: argparse.Namespace,
+    where: tuple[str, str, str],
+    accounts: list[Account],
+    phases: Phases,
+    verdict: Verdict,
+) -> list[str]:
+    """The "## Load" section: the setup, the mix phase's tables, metering on vs off and
+    the checks. ``where``: the code served (empty: this tree's), the database, Redis."""
+    code, database, redis = where
+    loadavg = phases.loadavg
+    return [
+        f"Run {machine()} (load average before the run {loadavg['before']}; after the mix "
+        f"phase {loadavg['mix']}; at the end {loadavg['end']}). The client (Python threads) "
+        "runs on the same 2 cores as the server, PostgreSQL and Redis, and other helpers' "
+        "tests ran meanwhile, so the figures are pessimistic.",
         "",
-        f"`bench/scripts/load.py{' --quick' if args.quick else ''}`: "
-        f"{'code of ' + str(root) + ', ' if args.server_root else ''}"
-        "gunicorn via `gunicorn.conf.py` "
-        f"({workers} workers x {threads} threads), database "
-        f"`{urlsplit(database_url).path.lstrip('/')}` "
-        f"({'SR28 only' if args.quick else 'full catalogue, 399,168 foods'}), "
-        f"{'a throwaway redis-server' if redis else 'Redis ' + redis_url}, "
+        f"`bench/scripts/load.py{' --quick' if args.quick else ''}`: {code}gunicorn via "
+        f"`gunicorn.conf.py` ({phases.workers} workers x {phases.threads} threads), {database} "
+        f"({'SR28 only' if args.quick else 'full catalogue, 399,168 foods'}), {redis}, "
         f"{len(accounts)} accounts ({_tiers(accounts)}), {args.concurrency} concurrent "
         "keep-alive clients.",
         "",
+        *_mix_tables(args, phases.mix),
+        "",
+        *_ratio_lines(args, phases),
+        "",
+        "Checks:",
+        "",
+        *verdict.markdown(),
+    ]
+
+
+def _mix_tables(args: argparse.Namespace, mix: list[Sample]) -> list[str]:
+    """Latencies of each kind of request in the mix phase: every answer, then the 2xx
+    and 304 answers alone."""
+    return [
         f"**Mix phase** ({args.seconds:.0f} s, every account, metered server). Statuses: "
-        f"{status_summary(mix.samples)}.",
+        f"{status_summary(mix)}.",
         "",
         *table(
             "kind",
-            [
-                latency_row(kind, [s for s in mix.samples if s.kind == kind], args.seconds)
-                for kind in (
-                    "search",
-                    "suggest",
-                    "analysis",
-                    "record",
-                    "revalidate",
-                    "usage",
-                    "bad-key",
-                )
-            ]
-            + [latency_row("**all**", mix.samples, args.seconds)],
+            [latency_row(kind, [s for s in mix if s.kind == kind], args.seconds) for kind in KINDS]
+            + [latency_row("**all**", mix, args.seconds)],
         ),
         "",
         "Latencies are of every answer of that kind, 429s included (a 429 is cheap: no "
@@ -242,13 +318,21 @@ def main() -> int:
             [
                 latency_row(
                     kind,
-                    [s for s in mix.samples if s.kind == kind and s.status in (200, 304)],
+                    [s for s in mix if s.kind == kind and s.status in (200, 304)],
                     args.seconds,
                 )
-                for kind in ("search", "suggest", "analysis", "record", "revalidate")
+                for kind in SERVED_KINDS
             ],
         ),
-        "",
+    ]
+
+
+def _ratio_lines(args: argparse.Namespace, phases: Phases) -> list[str]:
+    """Metering on vs off: the table of both servers and the ratios."""
+    ratio, seconds = phases.ratio, phases.seconds
+    m_rate = len(ratio["metered"]) / seconds["metered"]
+    u_rate = len(ratio["unmetered"]) / seconds["unmetered"]
+    return [
         f"**Metering on vs off** ({args.rounds} rounds x {args.ratio_seconds:.0f} s per "
         "server, order shuffled each round; Head Chef and large Executive Chef accounts only, "
         "so no request is refused and both servers do the same work):",
@@ -264,19 +348,7 @@ def main() -> int:
         f"Throughput ratio metered / unmetered: **{m_rate / u_rate:.2f}**; p50 latency "
         f"ratio {_p(ratio['metered'], 50) / _p(ratio['unmetered'], 50):.2f}, p95 "
         f"{_p(ratio['metered'], 95) / _p(ratio['unmetered'], 95):.2f}.",
-        "",
-        "Checks:",
-        "",
-        *verdict.markdown(),
     ]
-    body = "\n".join(lines)
-    print()
-    print(body)
-    print()
-    print(verdict.summary())
-    if not args.no_write:
-        loadkit.write_section("## Load", body)
-    return 0 if verdict.passed else 1
 
 
 def _p(samples: list, q: float) -> float:

@@ -47,6 +47,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -118,7 +119,71 @@ def store_raw(database_url: str, body: bytes) -> None:
         )
 
 
+Variants = dict[str, tuple[str, dict[str, str]]]  # name -> (path, headers)
+
+
+@dataclass
+class Measured:
+    """What the rounds measured: each variant's medians (``rate`` req/s, ``p50`` and
+    ``p99`` ms), the spread's first-pass rates, and the load averages around them."""
+
+    medians: dict[str, dict[str, float]]
+    first_rates: dict[str, float]
+    loadavg: tuple[str, str]  # before and after the rounds
+
+
 def main() -> int:
+    args = _arguments()
+    if not shutil.which("wrk"):
+        sys.exit("wrk is missing: apt-get install -y wrk")
+    if not args.database_url:
+        sys.exit("--database-url (or BENCH_DATABASE_URL) is required")
+    assert urlsplit(args.database_url).hostname in (LOCAL, "localhost")
+
+    redis = ThrowawayRedis()
+    redis.start()
+    env = _server_env(args, redis.url)
+    try:
+        secret = prepare(env, args.food)
+    except BaseException:
+        redis.stop()
+        raise
+    # ``Gunicorn`` needs explicit counts; 0 means "what gunicorn.conf.py would choose".
+    workers = args.workers or _conf_default("workers", env)
+    threads = args.threads or _conf_default("threads", env)
+    root = Path(args.server_root).resolve() if args.server_root else ROOT
+    server = Gunicorn(env, port=args.port, workers=workers, threads=threads, root=root)
+    key = {"X-API-Key": secret}
+    variants: Variants = {
+        "record": (f"/v1/foods/{args.food}", key),
+        "search": ("/v1/foods?q=cheese", key),
+        "filtered": ("/v1/foods?q=cheese&protein_min=20", key),
+        "pgraw": ("/bench/pgraw", {}),
+        "floor": ("/bench/floor", {}),
+    }
+    scripts: dict[str, str] = {}
+    spread: dict[str, list[str]] = {}
+    if args.spread:
+        spread = spread_paths(args.database_url, args.spread)
+        scripts = spread_scripts(spread, Path("/tmp"))
+        # The records' own floor: the same random foods' stored bytes, one raw query.
+        variants["pgspread"] = (f"/bench/pgraw/{args.food}", {})
+    with cleanup(server, redis):
+        server.start()
+        body = _check_answers(args, variants)
+        measured = _measure(args, variants, spread, scripts)
+        worker_class = _conf_default("worker_class", server.env)
+    gunicorn = f"{worker_class}, {workers} workers x {threads} threads"
+    rows, verdicts = _rows(measured.medians, SPREAD_TARGETS if args.spread else TARGETS)
+    text = "\n".join(_report(args, gunicorn, len(body), measured, rows))
+    print()
+    print(text)
+    if not args.no_write:
+        loadkit.write_section("## Reads", text)
+    return 0 if all(verdicts) else 1
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"))
     parser.add_argument("--rounds", type=int, default=5)
@@ -145,15 +210,12 @@ def main() -> int:
     parser.add_argument(
         "--spread", type=int, default=0, help="records of N random foods, ~1,150 queries"
     )
-    args = parser.parse_args()
-    if not shutil.which("wrk"):
-        sys.exit("wrk is missing: apt-get install -y wrk")
-    if not args.database_url:
-        sys.exit("--database-url (or BENCH_DATABASE_URL) is required")
-    assert urlsplit(args.database_url).hostname in (LOCAL, "localhost")
+    return parser.parse_args()
 
-    redis = ThrowawayRedis()
-    redis.start()
+
+def _server_env(args: argparse.Namespace, redis_url: str) -> dict[str, str]:
+    """The server's environment: production logging, this tree's reference views
+    (bench/kits/servers/), ``--worker-class`` and ``--server-env``."""
     extra = {
         "DJANGO_SETTINGS_MODULE": "reads_settings",
         "PYTHONPATH": f"{ROOT}{os.pathsep}{SERVERS}",
@@ -163,75 +225,68 @@ def main() -> int:
     if args.worker_class:
         extra["GUNICORN_WORKER_CLASS"] = args.worker_class
     extra |= dict(item.split("=", 1) for item in args.server_env)
-    env = base_env(database_url=args.database_url, redis_url=redis.url, **extra)
-    try:
-        secret = prepare(env, args.food)
-    except BaseException:
-        redis.stop()
-        raise
-    # ``Gunicorn`` needs explicit counts; 0 means "what gunicorn.conf.py would choose".
-    workers = args.workers or _conf_default("workers", env)
-    threads = args.threads or _conf_default("threads", env)
-    root = Path(args.server_root).resolve() if args.server_root else ROOT
-    server = Gunicorn(env, port=args.port, workers=workers, threads=threads, root=root)
-    key = {"X-API-Key": secret}
-    base = f"http://{LOCAL}:{args.port}"
-    variants = {
-        "record": (f"/v1/foods/{args.food}", key),
-        "search": ("/v1/foods?q=cheese", key),
-        "filtered": ("/v1/foods?q=cheese&protein_min=20", key),
-        "pgraw": ("/bench/pgraw", {}),
-        "floor": ("/bench/floor", {}),
-    }
-    scripts: dict[str, str] = {}
-    spread: dict[str, list[str]] = {}
-    if args.spread:
-        spread = spread_paths(args.database_url, args.spread)
-        scripts = spread_scripts(spread, Path("/tmp"))
-        # The records' own floor: the same random foods' stored bytes, one raw query.
-        variants["pgspread"] = (f"/bench/pgraw/{args.food}", {})
-    targets = SPREAD_TARGETS if args.spread else TARGETS
-    with cleanup(server, redis):
-        server.start()
-        status, _, body = get(args.port, variants["record"][0], key)
-        if status != 200:
-            raise RuntimeError(f"the record answered {status}: {body[:300]!r}")
-        store_raw(args.database_url, body)
-        for name, (path, headers) in variants.items():
-            status, _, got = get(args.port, path, headers)
-            if status != 200:
-                raise RuntimeError(f"{name} answered {status}: {got[:300]!r}")
-            if name in ("pgraw", "pgspread", "floor") and got != body:
-                raise RuntimeError(f"{name} does not serve the record's bytes")
-        first_rates: dict[str, float] = {}
-        for name, paths in spread.items():  # every spread path once, before the rounds
-            headers = variants[name][1]
-            first_rates[name] = first_pass(args.port, paths, headers, args.connections)
-            print(f"  first pass: {name} {first_rates[name]:.0f} req/s", flush=True)
-        for name, (path, headers) in variants.items():  # warm-up: imports, plans, buffers
-            wrk(base + path, 2, args.connections, headers, scripts.get(name, ""))
-        load_before = loadkit.loadavg()
-        samples: dict[str, list[dict]] = {name: [] for name in variants}
-        for round_ in range(args.rounds):
-            order = list(variants)
-            random.shuffle(order)
-            for name in order:
-                path, headers = variants[name]
-                samples[name].append(
-                    wrk(base + path, args.seconds, args.connections, headers, scripts.get(name, ""))
-                )
-            print(
-                f"  round {round_ + 1}: "
-                + ", ".join(f"{n} {samples[n][-1]['rate']:.0f}" for n in order),
-                flush=True,
-            )
-        load_end = loadkit.loadavg()
-        worker_class = _conf_default("worker_class", server.env)
+    return base_env(database_url=args.database_url, redis_url=redis_url, **extra)
 
+
+def _check_answers(args: argparse.Namespace, variants: Variants) -> bytes:
+    """Store the record's bytes for the pgraw view, then check that every variant answers
+    200 and that the references serve those very bytes; returns them."""
+    status, _, body = get(args.port, variants["record"][0], variants["record"][1])
+    if status != 200:
+        raise RuntimeError(f"the record answered {status}: {body[:300]!r}")
+    store_raw(args.database_url, body)
+    for name, (path, headers) in variants.items():
+        status, _, got = get(args.port, path, headers)
+        if status != 200:
+            raise RuntimeError(f"{name} answered {status}: {got[:300]!r}")
+        if name in ("pgraw", "pgspread", "floor") and got != body:
+            raise RuntimeError(f"{name} does not serve the record's bytes")
+    return body
+
+
+def _measure(
+    args: argparse.Namespace,
+    variants: Variants,
+    spread: dict[str, list[str]],
+    scripts: dict[str, str],
+) -> Measured:
+    """The spread's first pass, a warm-up, then ``--rounds`` interleaved rounds of wrk
+    (the order shuffled every round); the medians of the rounds."""
+    base = f"http://{LOCAL}:{args.port}"
+    first_rates: dict[str, float] = {}
+    for name, paths in spread.items():  # every spread path once, before the rounds
+        headers = variants[name][1]
+        first_rates[name] = first_pass(args.port, paths, headers, args.connections)
+        print(f"  first pass: {name} {first_rates[name]:.0f} req/s", flush=True)
+    for name, (path, headers) in variants.items():  # warm-up: imports, plans, buffers
+        wrk(base + path, 2, args.connections, headers, scripts.get(name, ""))
+    load_before = loadkit.loadavg()
+    samples: dict[str, list[dict]] = {name: [] for name in variants}
+    for round_ in range(args.rounds):
+        order = list(variants)
+        random.shuffle(order)
+        for name in order:
+            path, headers = variants[name]
+            samples[name].append(
+                wrk(base + path, args.seconds, args.connections, headers, scripts.get(name, ""))
+            )
+        print(
+            f"  round {round_ + 1}: "
+            + ", ".join(f"{n} {samples[n][-1]['rate']:.0f}" for n in order),
+            flush=True,
+        )
     medians = {
         name: {k: statistics.median(s[k] for s in runs) for k in ("rate", "p50", "p99")}
         for name, runs in samples.items()
     }
+    return Measured(medians, first_rates, (load_before, loadkit.loadavg()))
+
+
+def _rows(
+    medians: dict[str, dict[str, float]], targets: dict[str, int]
+) -> tuple[list[str], list[bool]]:
+    """The table's rows (each variant as a share of pgraw, and of pgspread when
+    measured) and whether each target was met."""
     pgraw = medians["pgraw"]["rate"]
     spread_floor = medians.get("pgspread", {}).get("rate")
     rows = []
@@ -250,18 +305,27 @@ def main() -> int:
             + (f"{of_spread} | " if spread_floor else "")
             + f"{m['p50']:.2f} | {m['p99']:.2f} |"
         )
+    return rows, verdicts
+
+
+def _report(
+    args: argparse.Namespace, gunicorn: str, record_bytes: int, measured: Measured, rows: list[str]
+) -> list[str]:
+    """The "## Reads" section. ``gunicorn``: its worker class, workers and threads."""
+    load_before, load_end = measured.loadavg
+    spread_floor = measured.medians.get("pgspread", {}).get("rate")
     lines = [
         f"Run {loadkit.machine()}; load average before the rounds {load_before}, after "
         f"{load_end}. wrk (1 thread, {args.connections} connections) runs on the same 2 "
         "cores as gunicorn, PostgreSQL and Redis.",
         "",
         f"`bench/scripts/reads.py`{' — ' + args.label if args.label else ''}: "
-        f"{'code of ' + str(root) + ', ' if args.server_root else ''}"
+        f"{'code of ' + str(Path(args.server_root).resolve()) + ', ' if args.server_root else ''}"
         f"{''.join(f'`{item}`, ' for item in args.server_env)}one gunicorn "
-        f"({worker_class}, {workers} workers x {threads} threads), request logging on (INFO), "
+        f"({gunicorn}), request logging on (INFO), "
         f"database `{urlsplit(args.database_url).path.lstrip('/')}`, a throwaway "
-        f"redis-server, record `{args.food}` ({len(body):,} bytes). {args.rounds} interleaved "
-        f"rounds x {args.seconds:.0f} s, medians"
+        f"redis-server, record `{args.food}` ({record_bytes:,} bytes). {args.rounds} "
+        f"interleaved rounds x {args.seconds:.0f} s, medians"
         + (
             f"; spread: records of {args.spread:,} random foods, searches of ~1,150 queries"
             if args.spread
@@ -277,26 +341,25 @@ def main() -> int:
         ),
         *rows,
     ]
-    if first_rates:
-        lines += [
-            "",
-            "First pass (before the rounds: every spread path read once, in order, by a "
-            "Python client on 16 keep-alive connections, so every record is a first "
-            "read): "
-            + ", ".join(f"{name} {rate:.0f} req/s" for name, rate in first_rates.items())
-            + (
-                f"; record {100 * first_rates['record'] / first_rates['pgspread']:.0f} % of "
-                "pgspread's first pass."
-                if first_rates.get("pgspread")
-                else "."
-            ),
-        ]
-    text = "\n".join(lines)
-    print()
-    print(text)
-    if not args.no_write:
-        loadkit.write_section("## Reads", text)
-    return 0 if all(verdicts) else 1
+    return lines + _first_pass_lines(measured.first_rates)
+
+
+def _first_pass_lines(first_rates: dict[str, float]) -> list[str]:
+    if not first_rates:
+        return []
+    return [
+        "",
+        "First pass (before the rounds: every spread path read once, in order, by a "
+        "Python client on 16 keep-alive connections, so every record is a first "
+        "read): "
+        + ", ".join(f"{name} {rate:.0f} req/s" for name, rate in first_rates.items())
+        + (
+            f"; record {100 * first_rates['record'] / first_rates['pgspread']:.0f} % of "
+            "pgspread's first pass."
+            if first_rates.get("pgspread")
+            else "."
+        ),
+    ]
 
 
 def _conf_default(name: str, env: dict[str, str]) -> object:

@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository r
 
 from bench.kits import loadkit
 from bench.kits.loadkit import (
+    Account,
     Client,
     Gunicorn,
     Sample,
@@ -78,6 +79,9 @@ def load_process(env: dict[str, str], source: str, nice: int) -> subprocess.Pope
     )
 
 
+Phases = dict[str, tuple[list[Sample], float]]  # name -> (samples, seconds)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=30, help="idle and after phases")
@@ -96,7 +100,6 @@ def main() -> int:
         database_url=f"{SERVER}/{args.name}", redis_url=redis.url, GUNICORN_MAX_REQUESTS="0"
     )
     server = Gunicorn(env, port=args.port, workers=_workers(), threads=4)
-    verdict = Verdict("reads during a load")
     try:
         with cleanup(server, redis):
             manage(env, "migrate", "--noinput", "-v0")
@@ -107,32 +110,49 @@ def main() -> int:
             # Accounts nothing refuses: the reads measure the catalogue, not quota 429s.
             accounts = [a for a in accounts if a.label in ("head_chef", "executive_chef")]
             server.start()
-            phases: dict[str, tuple[list[Sample], float]] = {}
-
-            def run(name: str, seconds: float) -> None:
-                client = Client(args.port, accounts, foods, concurrency=args.concurrency)
-                started = time.monotonic()
-                phases[name] = (client.run_for(seconds), time.monotonic() - started)
-
-            run("idle", args.seconds)
-            loader = load_process(env, args.source, args.nice)
-            client = Client(args.port, accounts, foods, concurrency=args.concurrency, seed=2)
-            started = time.monotonic()
-            client.start(3600)
-            _, err = loader.communicate()
-            client.stop()
-            client.join()
-            load_seconds = time.monotonic() - started
-            phases["loading"] = (client.samples, load_seconds)
-            if loader.returncode != 0:
-                raise RuntimeError(f"load_catalogue failed:\n{err[-4000:]}")
-            load_phases = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
-            run("after", args.seconds)
+            phases, load_phases = _phases(args, env, accounts, foods)
     finally:
         subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", args.name], check=False)
 
-    rows = [latency_row(name, samples, seconds) for name, (samples, seconds) in phases.items()]
-    statuses = [f"- {name}: {status_summary(samples)}" for name, (samples, _) in phases.items()]
+    verdict = _verdict(phases)
+    report = "\n".join(_report(args, phases, load_phases, verdict))
+    print(report)
+    if not args.no_write:
+        loadkit.write_section("## Reads during a load", report)
+    return 0 if verdict.passed else 1
+
+
+def _phases(
+    args: argparse.Namespace, env: dict[str, str], accounts: list[Account], foods: list[str]
+) -> tuple[Phases, list[dict]]:
+    """The mix while idle, while ``load_catalogue`` runs (until it ends), and after; and
+    the load's own phases (its ``--json`` lines)."""
+    phases: Phases = {}
+
+    def run(name: str, seconds: float) -> None:
+        client = Client(args.port, accounts, foods, concurrency=args.concurrency)
+        started = time.monotonic()
+        phases[name] = (client.run_for(seconds), time.monotonic() - started)
+
+    run("idle", args.seconds)
+    loader = load_process(env, args.source, args.nice)
+    client = Client(args.port, accounts, foods, concurrency=args.concurrency, seed=2)
+    started = time.monotonic()
+    client.start(3600)
+    _, err = loader.communicate()
+    client.stop()
+    client.join()
+    phases["loading"] = (client.samples, time.monotonic() - started)
+    if loader.returncode != 0:
+        raise RuntimeError(f"load_catalogue failed:\n{err[-4000:]}")
+    load_phases = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    run("after", args.seconds)
+    return phases, load_phases
+
+
+def _verdict(phases: Phases) -> Verdict:
+    """No 5xx nor failed connection in any phase; p95 while loading within 2x of idle."""
+    verdict = Verdict("reads during a load")
     for name, (samples, _) in phases.items():
         bad = [s for s in samples if s.status >= 500 or s.status == 0]
         verdict.check(f"no 5xx or failed connection while {name}", not bad, f"{len(bad)} seen")
@@ -142,16 +162,25 @@ def main() -> int:
         loading <= 2 * idle,
         f"{loading:.1f} ms against {idle:.1f} ms idle ({loading / idle:.2f}x)",
     )
+    return verdict
+
+
+def _report(
+    args: argparse.Namespace, phases: Phases, load_phases: list[dict], verdict: Verdict
+) -> list[str]:
+    """The "## Reads during a load" section."""
+    rows = [latency_row(name, samples, seconds) for name, (samples, seconds) in phases.items()]
+    statuses = [f"- {name}: {status_summary(samples)}" for name, (samples, _) in phases.items()]
     parts = ", ".join(
         f"{p['phase']} {p['seconds']}s" for p in load_phases if "phase" in p and "seconds" in p
     )
-    lines = [
+    return [
         f"`bench/scripts/reads_during_load.py --seconds {args.seconds:g} --concurrency "
         f"{args.concurrency} --nice {args.nice}`, {dt.date.today()}, {machine()}; "
         f"load average at the end {os.getloadavg()}.",
         "",
-        f"`load_catalogue --source {args.source}` onto SR28 + IFCT took {load_seconds:.1f} s "
-        f"while the server answered ({parts}).",
+        f"`load_catalogue --source {args.source}` onto SR28 + IFCT took "
+        f"{phases['loading'][1]:.1f} s while the server answered ({parts}).",
         "",
         "| phase | requests | req/s | p50 ms | p95 ms | p99 ms |",
         "|---|---|---|---|---|---|",
@@ -165,11 +194,6 @@ def main() -> int:
         "",
         *verdict.markdown(),
     ]
-    report = "\n".join(lines)
-    print(report)
-    if not args.no_write:
-        loadkit.write_section("## Reads during a load", report)
-    return 0 if verdict.passed else 1
 
 
 def _workers() -> int:
