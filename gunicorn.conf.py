@@ -27,7 +27,7 @@ Choices:
   connections: 20 on 2 cores, under PostgreSQL's default 100). Without ``REDIS_URL``
   metering is in-process, so several workers would each keep their own quota: the
   default is then one worker, and ``on_starting`` warns when more are asked for.
-  Measured again for issue 13 with ``bench/reads.py`` (one run per setting, 2 cores
+  Measured again for issue 13 with ``bench/scripts/reads.py`` (one run per setting, 2 cores
   shared with other work at load average 17-22, so +-30 % noise; bench/RESULTS.md):
   gthread 5 x 4 served record/search/filtered/pgraw at 210/174/163/189 requests/s,
   sync 5 x 1 at 145/90/76/120 (no keep-alive: every request opens a connection, and a

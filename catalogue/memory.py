@@ -11,7 +11,7 @@ The memory is bounded in bytes, not entries: ``CATALOGUE_MEMORY_MB`` per worker,
 share of it per kind; the oldest entries go first when a new one does not fit. Entries
 are kept zlib-compressed (level 1: a 9 KB record becomes ~2 KB in ~0.1 ms, and comes
 back in ~15 us), so the same memory holds four to five times as many of them: on
-traffic spread over many foods and queries (bench/reads.py ``--spread``) the share of
+traffic spread over many foods and queries (bench/scripts/reads.py ``--spread``) the share of
 reads it answers is what brings a read near the floor (bench/RESULTS.md).
 
 An entry is stored only under the version the memory held before its bytes were read

@@ -178,3 +178,22 @@ def test_the_wiring_keeps_its_modules_in_rooms_by_kind():
     assert top == {"__init__", "apps", "asgi", "settings", "urls", "wsgi"}
     for room in ("http", "ops", "openapi", "dashboard", "management"):
         assert (ROOT / "foodservice" / room / "__init__.py").exists(), room
+
+
+def test_no_test_imports_bench_and_bench_uses_only_tests_support():
+    """Issue 37: bench/ measures with tests/support/ and the apps' public functions;
+    the tests never import a benchmark (judged sets live in tests/support/judged/)."""
+    in_tests = {
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in (ROOT / "tests").rglob("*.py")
+        for name in _imports(path)
+        if name.split(".")[0] == "bench"
+    }
+    assert not in_tests
+    in_bench = {
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in (ROOT / "bench").rglob("*.py")
+        for name in _imports(path)
+        if name.split(".")[0] == "tests" and not name.startswith("tests.support")
+    }
+    assert not in_bench
