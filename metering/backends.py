@@ -8,7 +8,7 @@ never counts by construction and no race can admit more than the quota or the bu
 
 - ``RedisMeter`` runs ``lua/consume.lua`` (one EVALSHA, one round trip): shared by every
   worker on every host.
-- ``MemoryMeter`` (metering/memory.py) runs the same algorithm under a lock:
+- ``MemoryMeter`` (metering/inprocess.py) runs the same algorithm under a lock:
   thread-safe, for the embedded default's single process.
 
 Both keep per account: the burst bucket, 24 hourly counts and the count of the current
@@ -38,7 +38,7 @@ from django.conf import settings
 from core import metrics
 from keys.cache import epoch_key
 from metering.bucket import Bucket
-from metering.memory import MemoryMeter
+from metering.inprocess import MemoryMeter
 from metering.meter import (
     AccountUsage,
     Buckets,

@@ -1,7 +1,7 @@
 """What a meter is: its contract (``Meter``) and the values it takes and returns.
 
 Both meters (``metering.backends.RedisMeter`` on ``lua/consume.lua``, and
-``metering.memory.MemoryMeter``, its in-process mirror) implement ``Meter``; the rest of
+``metering.inprocess.MemoryMeter``, its in-process mirror) implement ``Meter``; the rest of
 metering (services, selectors, history, throttling) reads these types only.
 """
 

@@ -6,7 +6,7 @@ the request is admitted and counted (one token taken, its hour and its billing p
 incremented, and its key's hourly bucket too), or it is refused and neither the quota
 nor the burst bucket changes (a 429 never counts): only the key's hourly count of that
 kind of refusal goes up (issue 16: usage by outcome).
-metering/memory.py runs the same algorithm in-process; tests/metering/test_parity.py
+metering/inprocess.py runs the same algorithm in-process; tests/metering/test_parity.py
 keeps the two identical. Window and bucket arithmetic: metering/windows.py, bucket.py.
 
 KEYS[1]  the account's state hash, "<prefix>meter:{a<account id>}". One key per

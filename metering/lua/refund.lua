@@ -7,7 +7,7 @@ period's count go down by one; its key's "f:<key id>:<hour>" bucket (failed requ
 goes up by one. Nothing happens when the key's hour holds no admitted request that is
 not already given back (the state was lost and rebuilt since, or the bucket was
 flushed and pruned): a refund never makes a count negative, nor gives back twice.
-metering/memory.py (MemoryMeter.refund) does the same in-process. Field names:
+metering/inprocess.py (MemoryMeter.refund) does the same in-process. Field names:
 consume.lua.
 
 KEYS[1]  the account's state hash, "<prefix>meter:{a<account id>}"

@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 
 from metering.backends import RedisMeter, redis_client
-from metering.memory import MemoryMeter
+from metering.inprocess import MemoryMeter
 from metering.meter import Meter
 
 BACKENDS = ["memory", "redis"] if settings.REDIS_URL else ["memory"]
