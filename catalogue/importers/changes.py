@@ -20,18 +20,20 @@ large update. Instead, inside the load's transaction:
   the touched foods' ids (to render).
 
 Every other writer (the admin, factories, migrations) still goes through the triggers.
-The SQL that derives phrase rows and words is the migration's own (0013).
+The SQL below derives phrase rows and words as those triggers do (migration 0013's
+statements, on ``catalogue_load_old`` and the touched foods instead of the transition
+tables). It is this module's own copy: a migration is frozen once applied, while this
+SQL follows the schema, so a migration that redefines the triggers changes it here too.
+tests/catalogue/test_load_changes.py checks that a load leaves the phrase rows and
+words the triggers would.
 """
 
 from __future__ import annotations
-
-import importlib
 
 from django.db import connection
 
 from catalogue import variants
 
-_M0013 = importlib.import_module("catalogue.migrations.0013_typicality_vocabulary")
 PHRASE_TRIGGERS = (
     "catalogue_food_phrase_ai",
     "catalogue_food_phrase_ad",
@@ -49,6 +51,52 @@ _OLD_TABLE = (
 )
 # The foods a load touched: its new ones and those it updated or regrouped.
 TOUCHED = "SELECT id FROM catalogue_food WHERE id > %s UNION SELECT id FROM catalogue_load_old"
+
+# The phrase rows of the foods {t} of {source} (catalogue_food_phrases: migration 0013).
+_PHRASES = (
+    "catalogue_food_phrases({t}.search_stems, {t}.search_heads, {t}.data_type = 'branded', "
+    "(coalesce({t}.rank_quality, 63) & 4) <> 0)"
+)
+# The old foods' phrase rows, as they were written (their keys, quality and length).
+_PHRASE_DELETE = (
+    "DELETE FROM catalogue_food_phrase t USING catalogue_load_old o, "  # noqa: S608
+    "LATERAL " + _PHRASES.format(t="o") + " p "
+    "WHERE coalesce(o.variant_count, 1) > 0 AND t.phrase = p.phrase AND t.tier = p.tier "
+    "AND t.quality = coalesce(o.rank_quality, 63) AND t.name_length = length(o.search_name) "
+    "AND t.food_id = o.id"
+)
+# The touched foods' phrase rows now: the new foods (id > %s) and the snapshot ones.
+_PHRASE_INSERT = (
+    "INSERT INTO catalogue_food_phrase (phrase, tier, quality, name_length, food_id, "  # noqa: S608
+    "market_id) "
+    "SELECT p.phrase, p.tier, coalesce(f.rank_quality, 63), length(f.search_name), "
+    "f.id, f.market_id "
+    "FROM catalogue_food f, LATERAL " + _PHRASES.format(t="f") + " p "
+    "WHERE coalesce(f.variant_count, 1) > 0 "
+    "AND (f.id > %s OR f.id IN (SELECT id FROM catalogue_load_old))"
+)
+# The words of the foods {t} of {source}, per market: how many foods hold each and how
+# many of them are not branded.
+_WORDS_OF = (
+    "SELECT {t}.market_id, w.word, count(*) AS foods, "
+    "count(*) FILTER (WHERE {t}.data_type <> 'branded') AS reference "
+    "FROM {source} {t}, LATERAL (SELECT DISTINCT unnest(string_to_array(btrim("
+    "{t}.search_name || ' ' || replace({t}.search_aliases, '|', ' ')), ' ')) AS word) w "
+    "WHERE length(w.word) >= 3 AND w.word !~ '^[0-9]+$' {where} GROUP BY {t}.market_id, w.word"
+)
+# The old foods' words taken off the vocabulary, the touched foods' words added.
+_WORD_SUBTRACT = (
+    "UPDATE catalogue_word c SET foods = c.foods - d.foods, reference = c.reference - d.reference "  # noqa: S608
+    "FROM (" + _WORDS_OF.format(t="o", source="catalogue_load_old", where="") + ") d "
+    "WHERE c.market_id = d.market_id AND c.word = d.word"
+)
+_WORD_UPSERT = (
+    "INSERT INTO catalogue_word (market_id, word, foods, reference) "
+    + _WORDS_OF.format(t="f", source="catalogue_food", where=f"AND f.id IN ({TOUCHED})")
+    + " ON CONFLICT (market_id, word) DO UPDATE SET "
+    "foods = catalogue_word.foods + excluded.foods, "
+    "reference = catalogue_word.reference + excluded.reference"
+)
 
 
 class Changes:
@@ -111,27 +159,9 @@ class Changes:
         return touched
 
     def _phrases(self, cursor) -> None:  # type: ignore[no-untyped-def]
-        m = _M0013
-        touched = f"AND f.id IN ({TOUCHED})"
-        cursor.execute(
-            m.PHRASE_DELETE.replace("old_foods o", "catalogue_load_old o").format(
-                join="", changed=""
-            )
-        )
-        cursor.execute(
-            f"INSERT INTO catalogue_food_phrase ({m.PHRASE_COLUMNS}) "  # noqa: S608
-            + m.PHRASE_SELECT.format(t="f", source="catalogue_food")
-            + " AND (f.id > %s OR f.id IN (SELECT id FROM catalogue_load_old))",
-            [self.max_id],
-        )
-        cursor.execute(
-            m.WORD_SUBTRACT.format(
-                select=m.WORDS_OF.format(t="o", source="catalogue_load_old", where="")
-            )
-        )
-        cursor.execute(
-            m.WORD_UPSERT.format(
-                select=m.WORDS_OF.format(t="f", source="catalogue_food", where=touched)
-            ),
-            [self.max_id],
-        )
+        """The old phrase rows and words of the snapshot foods out, the touched foods'
+        in (what the triggers, disabled for the load, would have done)."""
+        cursor.execute(_PHRASE_DELETE)
+        cursor.execute(_PHRASE_INSERT, [self.max_id])
+        cursor.execute(_WORD_SUBTRACT)
+        cursor.execute(_WORD_UPSERT, [self.max_id])

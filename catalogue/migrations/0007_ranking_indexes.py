@@ -2,7 +2,7 @@
 
 Both backends: every food gets ``search_stems``, ``search_heads``, ``rank_quality`` and
 ``variant_key`` (catalogue.ranking.food_search_columns), then the look-alike groups
-(catalogue.variants.refresh).
+(catalogue.variants.refresh); both as frozen in _frozen_ranking.py.
 
 PostgreSQL only:
 - ``catalogue_food_phrase`` is rebuilt on stems: one row per shown food (``variant_count``
@@ -20,6 +20,8 @@ This migration does not rebuild ``catalogue_food`` on SQLite (its FTS triggers s
 """
 
 from django.db import migrations
+
+from catalogue.migrations import _frozen_ranking as ranking
 
 PHRASE_COLUMNS = "phrase, tier, quality, name_length, food_id, market_id"
 PHRASE_SELECT = (
@@ -186,15 +188,12 @@ _FILLED = ("search_stems", "search_heads", "rank_quality", "variant_key")
 def _fill(connection) -> None:  # type: ignore[no-untyped-def]
     """Writes the ranking columns of every food (each shown on its own), then the
     look-alike groups (which then only rewrite the foods of groups of two or more)."""
-    from catalogue import variants
-    from catalogue.ranking import food_search_columns
-
     def rows():  # type: ignore[no-untyped-def]
         with connection.cursor() as read:
             read.execute(f"SELECT id, name, data_type, {', '.join(_HEADLINES)} FROM catalogue_food")
             while chunk := read.fetchmany(5000):
                 for food_id, name, data_type, *amounts in chunk:
-                    columns = food_search_columns(
+                    columns = ranking.food_search_columns(
                         name=name, data_type=data_type, headlines=dict(zip(_HEADLINES, amounts))
                     )
                     yield (food_id, *(columns[c] for c in _FILLED))
@@ -221,7 +220,7 @@ def _fill(connection) -> None:  # type: ignore[no-untyped-def]
                 "rank_quality = %s, variant_key = %s, variant_count = 1 WHERE id = %s",
                 [(*row[1:], row[0]) for row in rows()],
             )
-    variants.refresh()
+    ranking.refresh(connection)
 
 
 def _run(statements_by_vendor):  # type: ignore[no-untyped-def]

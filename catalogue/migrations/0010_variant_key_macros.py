@@ -5,16 +5,16 @@ Every food's ``variant_key`` is computed again, then the groups
 hidden behind a group's shown food. The renderings are then stale (the catalogue
 number moved); reads render again on the spot, or ``manage.py render_catalogue``
 renders every food at once. Reversing keeps the new keys (the old code groups by them
-just the same)."""
+just the same). Both functions as frozen in _frozen_ranking.py."""
 
 from django.db import migrations
+
+from catalogue.migrations import _frozen_ranking as ranking
 
 _AMOUNTS = ("protein_g", "fat_g", "carbohydrate_g")
 
 
 def _keys(connection):  # type: ignore[no-untyped-def]
-    from catalogue.ranking import variant_key
-
     with connection.cursor() as read:
         read.execute(
             f"SELECT id, search_name, data_type, {', '.join(_AMOUNTS)}, variant_key "
@@ -22,7 +22,7 @@ def _keys(connection):  # type: ignore[no-untyped-def]
         )
         rows = read.fetchall()
     for food_id, search_name, data_type, *amounts, old in rows:
-        key = variant_key(
+        key = ranking.variant_key(
             search_name=search_name, data_type=data_type, headlines=dict(zip(_AMOUNTS, amounts))
         )
         if key != old:
@@ -30,8 +30,6 @@ def _keys(connection):  # type: ignore[no-untyped-def]
 
 
 def rekey(apps, schema_editor):  # type: ignore[no-untyped-def]
-    from catalogue import variants
-
     connection = schema_editor.connection
     changed = list(_keys(connection))
     with connection.cursor() as cursor:
@@ -51,7 +49,7 @@ def rekey(apps, schema_editor):  # type: ignore[no-untyped-def]
                 "UPDATE catalogue_food SET variant_key = %s WHERE id = %s",
                 [(key, food_id) for food_id, key in changed],
             )
-    variants.refresh()
+    ranking.refresh(connection)
 
 
 class Migration(migrations.Migration):

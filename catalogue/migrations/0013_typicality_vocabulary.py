@@ -2,7 +2,8 @@
 
 Both backends: every food's ``rank_quality`` is computed again (catalogue.ranking.quality
 now also weighs dish words, and a basic-form marker counts only where no dish word
-precedes it); only the foods whose value changed are written.
+precedes it; as frozen in _frozen_ranking.py); only the foods whose value changed are
+written.
 
 PostgreSQL only, rebuilt from scratch like 0007 (same triggers, new definitions):
 - ``catalogue_food_phrase``: ``tier`` is the match's place (0 head, 1 start, 2 elsewhere)
@@ -21,6 +22,8 @@ Both are kept by statement triggers on ``catalogue_food`` (transition tables).
 """
 
 from django.db import migrations
+
+from catalogue.migrations import _frozen_ranking as ranking
 
 PHRASE_COLUMNS = "phrase, tier, quality, name_length, food_id, market_id"
 _PHRASES = (
@@ -194,8 +197,6 @@ _HEADLINES = (
 
 def _fill(connection) -> None:  # type: ignore[no-untyped-def]
     """Writes ``rank_quality`` of the foods whose value changed."""
-    from catalogue.ranking import quality
-
     with connection.cursor() as read:
         read.execute(
             f"SELECT id, name, data_type, rank_quality, {', '.join(_HEADLINES)} FROM catalogue_food"
@@ -203,7 +204,7 @@ def _fill(connection) -> None:  # type: ignore[no-untyped-def]
         changed = []
         while chunk := read.fetchmany(5000):
             for food_id, name, data_type, old, *amounts in chunk:
-                new = quality(
+                new = ranking.quality(
                     data_type=data_type, name=name, headlines=dict(zip(_HEADLINES, amounts))
                 )
                 if new != old:

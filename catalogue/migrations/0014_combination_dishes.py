@@ -8,9 +8,12 @@ food's ``rank_quality`` is computed again and the foods whose value changed are 
 index follows through its update trigger (0013); each written food's stored rendering
 goes stale (its revision rises, 0011) and is rendered again when next read, or by
 ``manage.py render_catalogue``. Nothing else changes: no table, column or trigger.
+The ranking is the one frozen in _frozen_ranking.py.
 """
 
 from django.db import migrations
+
+from catalogue.migrations import _frozen_ranking as ranking
 
 _HEADLINES = (
     "energy_kcal", "protein_g", "fat_g", "saturated_fat_g", "carbohydrate_g", "sugars_g",
@@ -24,8 +27,6 @@ CHUNK = 250
 
 def _fill(apps, schema_editor):  # type: ignore[no-untyped-def]
     """Writes ``rank_quality`` of the foods whose value changed, ``CHUNK`` at a time."""
-    from catalogue.ranking import quality
-
     connection = schema_editor.connection
     with connection.cursor() as read:
         read.execute(
@@ -34,7 +35,7 @@ def _fill(apps, schema_editor):  # type: ignore[no-untyped-def]
         changed = []
         while rows := read.fetchmany(5000):
             for food_id, name, data_type, old, *amounts in rows:
-                new = quality(
+                new = ranking.quality(
                     data_type=data_type, name=name, headlines=dict(zip(_HEADLINES, amounts))
                 )
                 if new != old:

@@ -10,10 +10,13 @@ through its update trigger (0013). ``catalogue/ranking.py`` is one of the module
 rendering format is the fingerprint of (``catalogue.rendering.FORMAT_MODULES``), so after
 this deploy every stored rendering is outdated, not only these 19: each food is rendered
 again on its first read, or all at once by ``manage.py render_catalogue`` (docs/
-operations.md). Nothing else changes: no table, column or trigger.
+operations.md). Nothing else changes: no table, column or trigger. The ranking is the one
+frozen in _frozen_ranking.py.
 """
 
 from django.db import migrations
+
+from catalogue.migrations import _frozen_ranking as ranking
 
 _HEADLINES = (
     "energy_kcal", "protein_g", "fat_g", "saturated_fat_g", "carbohydrate_g", "sugars_g",
@@ -24,19 +27,17 @@ _COLUMNS = ", ".join(f"f.{column}" for column in _HEADLINES)
 
 def _fill(apps, schema_editor):  # type: ignore[no-untyped-def]
     """Writes ``rank_quality`` of the IFCT foods whose value changed."""
-    from catalogue.ranking import IFCT, quality
-
     connection = schema_editor.connection
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT f.id, f.name, f.data_type, COALESCE(c.name, ''), f.rank_quality, "
             f"{_COLUMNS} FROM catalogue_food f LEFT JOIN catalogue_category c "
             "ON c.id = f.category_id WHERE f.data_type = %s",
-            [IFCT],
+            [ranking.IFCT],
         )
         changed = []
         for food_id, name, data_type, category, old, *amounts in cursor.fetchall():
-            new = quality(
+            new = ranking.quality(
                 data_type=data_type,
                 name=name,
                 headlines=dict(zip(_HEADLINES, amounts)),
