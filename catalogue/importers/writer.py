@@ -158,7 +158,7 @@ def deferred_indexes() -> Iterator[bool]:
 
     Dropping an index locks its table against reads until the load commits, so a
     catalogue that holds foods keeps its indexes: it may be serving, and reads go on
-    during its loads (issue 28.3, ``bench/reads_during_load.py``). An empty one serves
+    during its loads (issue 28.3, ``bench/scripts/reads_during_load.py``). An empty one serves
     nothing worth waiting for."""
     if connection.vendor != "postgresql" or Food.objects.exists():
         yield False
