@@ -6,4 +6,4 @@ class FoodserviceConfig(AppConfig):
 
     def ready(self) -> None:
         # The system checks of the proxy settings.
-        from foodservice import checks  # noqa: F401
+        from foodservice.ops import checks  # noqa: F401
