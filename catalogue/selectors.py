@@ -283,7 +283,7 @@ def _ranked(
     ``_TooBroad`` when the last word of q is a prefix and more than ``TAIL_RANK_CAP``
     matches (beyond the ``phrases`` phrase matches, when ``below_phrase``) would be
     ranked."""
-    if query.q and query.prefix and text.as_prefix(text.words(query.q), True):
+    if _bounded(query):
         # Ranked on narrow tuples, but every match of the expression: bounded first.
         beyond = phrases + TAIL_RANK_CAP
         if queryset.order_by()[: beyond + 1].count() > beyond:
@@ -302,6 +302,12 @@ def _ranked(
     return list(keys[start : start + count])
 
 
+def _bounded(query: FoodQuery) -> bool:
+    """Whether ``_ranked`` first bounds the matches it ranks (``TAIL_RANK_CAP``): a
+    search whose last word is searched as a prefix."""
+    return bool(query.q) and query.prefix and text.as_prefix(text.words(query.q), True)
+
+
 def _phrase_page(
     queryset: QuerySet, query: FoodQuery, market: str | None, position: Position, count: int
 ) -> tuple[list[dict[str, Any]], int | None]:
@@ -312,7 +318,8 @@ def _phrase_page(
     past the phrase matches."""
     key = position.key
     if key is not None and key[0] < search.PHRASE_RELEVANCE:
-        phrases = search.phrase_count(q=query.q, market=market, cap=None)
+        # Counted only where _ranked's bound needs it (a prefix-searched last word).
+        phrases = search.phrase_count(q=query.q, market=market, cap=None) if _bounded(query) else 0
         tail = _ranked(queryset, query, key, 0, count, below_phrase=True, phrases=phrases)
         return tail, position.offset + tail[0]["remaining"] if tail else None
     start = 0 if key is not None else position.offset
