@@ -15,12 +15,15 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from catalogue import policies, rendering, selectors, serializers, shared, suggest
-from catalogue.budget import read_budget
-from catalogue.conditional import CACHE_CONTROL, etag_for, etag_of_bytes, is_not_modified
-from catalogue.paging import Position, cursor_dumps, position_for, with_cursor_search
-from catalogue.params import MAX_PAGE_OFFSET, MAX_Q_LENGTH, FoodQuery, parse_food_query
-from catalogue.text import clean_query
+from catalogue import policies, selectors
+from catalogue.delivery import rendering, serializers, shared
+from catalogue.delivery.conditional import CACHE_CONTROL, etag_for, etag_of_bytes, is_not_modified
+from catalogue.search import suggest
+from catalogue.search.budget import read_budget
+from catalogue.search.paging import Position, cursor_dumps, position_for, with_cursor_search
+from catalogue.search.params import MAX_PAGE_OFFSET, MAX_Q_LENGTH, FoodQuery, parse_food_query
+from catalogue.search.selectors import FoodPage, food_search
+from catalogue.search.text import clean_query
 from core import problems
 from core.controlchars import refuse_in_api
 from metering.api import MeteredAPIView
@@ -45,7 +48,7 @@ class CatalogueReadView(MeteredAPIView):
         return Response(body, headers=headers)
 
     def respond_rendered(self, request: Request, body: bytes, etag: str) -> HttpResponseBase:
-        """``respond`` for a body already rendered to JSON bytes (catalogue/rendering.py):
+        """``respond`` for a body already rendered to JSON bytes (catalogue/delivery/rendering.py):
         the same status, headers and bytes, without encoding anything."""
         headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
         if is_not_modified(if_none_match=request.headers.get("If-None-Match"), etag=etag):
@@ -67,7 +70,7 @@ class FoodListView(CatalogueReadView):
         query = parse_food_query(params)
         market = policies.check_food_list(principal=principal, query=query)
         depth = policies.depth_limit(principal=principal)
-        # q as searched (cleaned: catalogue.text.clean_query), so "butter", "butter%20"
+        # q as searched (cleaned: catalogue.search.text.clean_query), so "butter", "butter%20"
         # and "butter%E2%80%8B" are one page, one memory entry, one link (issue 36.1).
         if "q" in params:
             params["q"] = [query.q]
@@ -75,7 +78,7 @@ class FoodListView(CatalogueReadView):
             own["q"] = [query.q]
         path = f"{request.path}?{urlencode(own, doseq=True)}" if own else request.path
         # Everything a page depends on: the request's path and query (q cleaned), and
-        # the caller's market and depth (catalogue/rendering.py keeps it for the
+        # the caller's market and depth (catalogue/delivery/rendering.py keeps it for the
         # catalogue version).
         body, etag = rendering.local_pages.remember(
             (path, market, depth), lambda: self._page(request, path, params, query, market, depth)
@@ -97,13 +100,13 @@ class FoodListView(CatalogueReadView):
             page=query.page, cursor=query.cursor, page_size=query.page_size, fingerprint=fingerprint
         )
         with read_budget("search"):
-            page = selectors.food_search(query=query, market=market, depth=depth, position=position)
+            page = food_search(query=query, market=market, depth=depth, position=position)
         links = _links(request, path, params, query, page, fingerprint)
         meta = {
             "q": query.q or None,
             # The query searched instead of q when q (nearly) matched nothing.
             "corrected_q": page.corrected_q,
-            # The words of q searched as the market's names for them (catalogue.synonyms).
+            # The words of q searched as the market's names for them (catalogue.search.synonyms).
             "synonyms": [{"typed": u.typed, "searched": u.searched} for u in page.synonyms],
             "sort": query.sort.text,
             "market": market,
@@ -133,7 +136,7 @@ def _links(
     path: str,
     given: dict[str, list[str]],
     query: FoodQuery,
-    page: selectors.FoodPage,
+    page: FoodPage,
     fingerprint: str,
 ) -> dict[str, str | None]:
     """``self`` is the request as made (``path``: q as searched); ``next`` and ``prev``
@@ -166,7 +169,7 @@ class FoodDetailView(CatalogueReadView):
     """``GET /v1/foods/{id}``: one food with every portion and measured nutrient.
 
     A record this worker does not hold in memory is asked of Redis in the meter's own
-    round trip (``meter_carry``; catalogue.shared, issue 28.5), so a record read lately
+    round trip (``meter_carry``; catalogue.delivery.shared, issue 28.5), so a record read lately
     by any worker costs no database query."""
 
     carry: shared.Carry | None = None
@@ -222,7 +225,7 @@ class SuggestView(CatalogueReadView):
     """``GET /v1/suggest?q=``: completions of what has been typed, best first, in the
     caller's market (docs/catalogue.md, "Suggestions"). Any ``q`` is answered: input
     without a letter or digit gets no suggestions, long input is cut
-    (catalogue.suggest). Answers are kept in the worker's memory for the catalogue
+    (catalogue.search.suggest). Answers are kept in the worker's memory for the catalogue
     version, like search pages: people typing share their first letters."""
 
     def get(self, request: Request) -> HttpResponseBase:

@@ -4,7 +4,7 @@ Shaped for the reads the API does, on PostgreSQL first:
 - search matches ``search_name`` (PostgreSQL: a stored ``tsvector`` column with a GIN
   index; SQLite: an FTS5 table), both added by migration 0002 for their backend only;
   on PostgreSQL, one- and two-word searches read their best matches ready-ranked from
-  ``catalogue_food_phrase`` (migration 0004, kept by triggers; catalogue/search.py);
+  ``catalogue_food_phrase`` (migration 0004, kept by triggers; catalogue/search/matching.py);
 - filters and sorts on the headline nutrients (``catalogue.nutrients``) use plain
   indexed columns; the full profile is one JSON object read with the record;
 - every read is scoped by ``market`` (spec 3.2), a small foreign key.
@@ -17,7 +17,7 @@ from typing import Any
 from django.db import models
 
 from catalogue.nutrients import HEADLINES
-from catalogue.ranking import food_search_columns
+from catalogue.search.ranking import food_search_columns
 
 # The names of the markets the loaders create (catalogue.importers.writer), also shown
 # for ``settings.DEFAULT_MARKETS`` while the catalogue is empty.
@@ -93,21 +93,21 @@ class Food(models.Model):
     source = models.CharField(max_length=8, choices=Source.choices)
     source_id = models.CharField(max_length=32)
     name = models.CharField(max_length=300)
-    # catalogue.text.search_name(name): what both search backends index and rank by.
+    # catalogue.search.text.search_name(name): what both search backends index and rank by.
     search_name = models.CharField(max_length=400)
     # Local names by language ({"Hindi": ["Gai ka doodh"]}, IFCT foods); their words are
-    # ``search_aliases`` (catalogue.text.search_name of them all), which both full-text
+    # ``search_aliases`` (catalogue.search.text.search_name of them all), which both full-text
     # indexes hold beside ``search_name`` (migration 0005): matched, never ranked by.
     local_names = models.JSONField(default=dict, blank=True)
     search_aliases = models.TextField(default="", blank=True)
-    # Ranking (catalogue.text.search_forms, catalogue.ranking; docs/catalogue.md,
+    # Ranking (catalogue.search.text.search_forms, catalogue.search.ranking; docs/catalogue.md,
     # "Relevance"), e.g. " banana raw " and "|banana|". Nullable (also the strings) so
     # that adding them never rebuilds the SQLite table (whose FTS triggers it would drop).
     search_stems = models.CharField(max_length=400, null=True, blank=True)  # noqa: DJ001
     search_heads = models.CharField(max_length=400, null=True, blank=True)  # noqa: DJ001
     rank_quality = models.PositiveSmallIntegerField(null=True, blank=True)  # 0 best
     # Look-alikes share a variant_key; the one shown in searches has variant_count = the
-    # group's size, the others 0 (catalogue.variants.refresh). None: not grouped yet.
+    # group's size, the others 0 (catalogue.search.variants.refresh). None: not grouped yet.
     variant_key = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
     variant_count = models.PositiveIntegerField(null=True, blank=True)
     data_type = models.CharField(max_length=32, choices=DataType.choices)
@@ -159,7 +159,7 @@ class Food(models.Model):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         """Saves with the search and ranking columns recomputed from the name, data type,
-        category and headline nutrients (catalogue.ranking.food_search_columns). Writes
+        category and headline nutrients (catalogue.search.ranking.food_search_columns). Writes
         that bypass ``save`` (``update``, ``bulk_create``, the loader's COPY) must write
         them from that function too."""
         headlines = {h.column: getattr(self, h.column) for h in HEADLINES}
@@ -167,7 +167,7 @@ class Food(models.Model):
         columns = food_search_columns(
             name=self.name, data_type=self.data_type, headlines=headlines, category=category
         )
-        columns.pop("variant_count")  # a group's count is catalogue.variants.refresh's
+        columns.pop("variant_count")  # a group's count is catalogue.search.variants.refresh's
         for field, value in columns.items():
             setattr(self, field, value)
         if self.variant_count is None:
@@ -193,11 +193,11 @@ class CatalogueVersion(models.Model):
 
 
 class FoodRendering(models.Model):
-    """A food's response bytes, rendered once (catalogue/rendering.py): the body of
+    """A food's response bytes, rendered once (catalogue/delivery/rendering.py): the body of
     ``GET /v1/foods/{id}`` with its ETag, and the food's summary as it stands in a list
     page. Valid while ``revision`` is its food's ``revision``, ``version`` the current
     definitions version (``CatalogueVersion`` row 2) and ``format`` the serving code's
-    ``catalogue.rendering.render_format()``: a change to one food makes that food's
+    ``catalogue.delivery.rendering.render_format()``: a change to one food makes that food's
     rendering stale alone. Not a foreign key: a
     deleted food's row is never read (every read starts from ``catalogue_food``) and
     the next full rendering removes it."""

@@ -8,6 +8,7 @@ the public filter and sort names (``protein_min``, ``sort=-protein``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,3 +40,22 @@ def headline_columns(amounts: dict[str, float]) -> dict[str, float | None]:
     """The headline column values for ``amounts`` (``{"203": 0.85, ...}``); a nutrient
     not measured is None, never 0."""
     return {h.column: amounts.get(str(h.nutrient_id)) for h in HEADLINES}
+
+
+def per_serving(amount: float | None, gram_weight: float | None) -> float | None:
+    """``amount`` (per 100 g) scaled to a serving of ``gram_weight`` grams, rounded to 6
+    significant digits; None when either is unknown (a nutrient not measured stays
+    null, a serving without a weight has no per-serving amounts)."""
+    if amount is None or gram_weight is None or gram_weight <= 0:
+        return None
+    return float(f"{amount * gram_weight / 100:.6g}")
+
+
+class NutrientRef(NamedTuple):
+    """What a food record says of a nutrient."""
+
+    id: int
+    number: str
+    name: str
+    unit: str
+    rank: int

@@ -16,7 +16,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from accounts.tiers import is_paid
-from catalogue.params import FoodQuery
+from catalogue.search.params import FoodQuery
 from catalogue.selectors import markets_offered
 from core import problems
 from keys.principal import KeyPrincipal

@@ -7,7 +7,7 @@ during a GET or HEAD, the primary otherwise.
 
 ``pinned_reads(alias)`` keeps every catalogue read of a block on one database (the
 router asks ``pinned()`` first): a time budget's statement timeout is set in one
-transaction on one database (catalogue.budget), and a replica picked per query would
+transaction on one database (catalogue.search.budget), and a replica picked per query would
 read some of the block's rows outside it."""
 
 from __future__ import annotations

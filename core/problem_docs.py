@@ -3,7 +3,7 @@
 One ``ProblemDoc`` per kind of ``core.problems.all_problem_types()``, keyed by
 kind. ``core.openapi`` turns each into a tag of the OpenAPI schema named after the
 kind, so a problem's ``doc_url`` ({BASE_URL}/docs#tag/<kind>) opens its section of
-/docs. A new problem class without an entry here fails ``tests/docs`` (and the schema
+/docs. A new problem class without an entry here fails ``tests/openapi`` (and the schema
 build), so the reference cannot fall behind the code.
 """
 

@@ -246,22 +246,22 @@ PLAN_PRICES = {
 }
 # Where "contact sales" on the Executive Chef card leads (a mailto: or https: URL).
 SALES_CONTACT_URL = env_str("SALES_CONTACT_URL", "mailto:sales@localhost")
-# How often a worker reads the catalogue version again (catalogue/rendering.py): the
+# How often a worker reads the catalogue version again (catalogue/delivery/rendering.py): the
 # food records and search pages it served stay in its memory until the version changes,
 # so a load is seen by every worker at most this many seconds after it commits. 0 turns
 # that memory off (every read asks the database; the tests do).
 CATALOGUE_VERSION_SECONDS = float(env_str("CATALOGUE_VERSION_SECONDS", "1"))
-# How many megabytes of that memory each worker keeps (catalogue/memory.py: compressed,
+# How many megabytes of that memory each worker keeps (catalogue/delivery/memory.py: compressed,
 # ~2 KB a food record; three quarters for records, a quarter for search pages and
 # suggestions); the oldest entries make room for new ones.
 CATALOGUE_MEMORY_MB = float(env_str("CATALOGUE_MEMORY_MB", "64"))
 # How long a food record a worker read from the database stays in Redis for every
-# worker on every host (catalogue/shared.py, issue 28.5), read in the meter's own round
+# worker on every host (catalogue/delivery/shared.py, issue 28.5), read in the meter's own round
 # trip: a record missing from a worker's memory then costs no database query. Keyed by
 # the catalogue version, so a load is never served stale; ~1.2 KB a record. 0 turns it
 # off; it is off without Redis and on a Redis Cluster (the meter carries nothing there).
 CATALOGUE_SHARED_SECONDS = float(env_str("CATALOGUE_SHARED_SECONDS", "3600"))
-# The catalogue's time budget (issue 36.1, catalogue/budget.py): on PostgreSQL each
+# The catalogue's time budget (issue 36.1, catalogue/search/budget.py): on PostgreSQL each
 # statement of a search, a suggestion or an analysis runs under a statement_timeout of
 # this many milliseconds, and the request's reads stop at its deadline (SQLite: the
 # deadline only); past either the request is answered 503 query-timeout, not counted,

@@ -25,7 +25,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Account
 from accounts.services import account_set_tier
-from catalogue import rendering
+from catalogue.delivery import rendering
 from keys.models import ApiKey
 from keys.services import key_create
 from tests.factories import AccountFactory
@@ -193,7 +193,7 @@ def run_command() -> Callable[..., str]:
 @pytest.fixture(autouse=True)
 def _catalogue_changes_seen_at_once(settings) -> None:  # pytest-django's settings fixture
     """Tests change the catalogue and read it back at once: no worker memory of
-    rendered bytes (catalogue/rendering.py; tests/catalogue test it on its own). A test
+    rendered bytes (catalogue/delivery/rendering.py; tests/catalogue test it on its own). A test
     that turns the memory on starts it empty: a version number read in an earlier test
     can come back after that test's rollback, with the earlier test's bytes."""
     settings.CATALOGUE_VERSION_SECONDS = 0

@@ -105,7 +105,7 @@ class FoodFactory(DjangoModelFactory):
         for column, value in headline_columns(kwargs.get("nutrients") or {}).items():
             kwargs.setdefault(column, value)
         kwargs.setdefault("brand_key", kwargs.get("brand_owner", "").casefold())
-        from catalogue.ranking import food_search_columns
+        from catalogue.search.ranking import food_search_columns
 
         headlines = {h.column: kwargs.get(h.column) for h in HEADLINES}
         category = kwargs.get("category")
@@ -121,6 +121,6 @@ class FoodFactory(DjangoModelFactory):
 
 
 def _search_name(name: str) -> str:
-    from catalogue.text import search_name
+    from catalogue.search.text import search_name
 
     return search_name(name)

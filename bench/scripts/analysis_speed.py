@@ -8,7 +8,7 @@ Bodies of 10 and 100 lines are drawn (seeded) from the judged set's lines
 are what a recipe has, not a warm cache. Reports p50/p95 of ``analysis_run`` (the
 selector the view calls) and of the whole request through Django's test client (key
 check, metering, parsing, rendering), and where the selector's time goes: parsing,
-searching (``catalogue.selectors.food_top_ids``, one per distinct food text), reading
+searching (``catalogue.search.selectors.food_top_ids``, one per distinct food text), reading
 the candidates' measures and nutrients, weighing and summing. A benchmark, not a test:
 no assertion on time.
 """

@@ -118,9 +118,10 @@ def p(samples: list[float], q: float) -> float:
 def _fixtures():  # type: ignore[no-untyped-def]
     from django.conf import settings
 
-    from catalogue import rendering, selectors
-    from catalogue.paging import Position
-    from catalogue.params import parse_food_query
+    from catalogue.delivery import rendering
+    from catalogue.search import selectors
+    from catalogue.search.paging import Position
+    from catalogue.search.params import parse_food_query
 
     def search(q: str, offset: int, *, cursor: bool = False) -> selectors.FoodPage:
         """Page 1 (offset 0), a page number at ``offset``, or (``cursor``) the keyset
@@ -137,7 +138,7 @@ def _fixtures():  # type: ignore[no-untyped-def]
     def record(public_id: str) -> None:
         # The read GET /v1/foods/{id} makes (issue 13): the food and its pre-rendered
         # bytes in one raw query, without the worker's memory of served records (off
-        # while CATALOGUE_VERSION_SECONDS is 0: catalogue.memory).
+        # while CATALOGUE_VERSION_SECONDS is 0: catalogue.delivery.memory).
         kept, settings.CATALOGUE_VERSION_SECONDS = settings.CATALOGUE_VERSION_SECONDS, 0
         try:
             rendering.food_record(public_id=public_id, market="US")
@@ -151,9 +152,9 @@ def measure(runs: int) -> list[tuple[str, list[float]]]:
     from django.test import Client
 
     from accounts.services import account_create
-    from catalogue import selectors
     from catalogue.models import Food
-    from catalogue.params import parse_food_query
+    from catalogue.search import selectors
+    from catalogue.search.params import parse_food_query
     from keys.services import key_create
 
     search, record = _fixtures()
@@ -196,7 +197,7 @@ def measure(runs: int) -> list[tuple[str, list[float]]]:
     ):
         rows.append((label, [t for q in queries for t in timed(lambda q=q: search(q, 0), runs)]))
     try:
-        from catalogue import suggest
+        from catalogue.search import suggest
     except ImportError:  # a tree before issue 27
         suggest = None
     if suggest is not None:
@@ -219,9 +220,9 @@ def measure(runs: int) -> list[tuple[str, list[float]]]:
 
 
 def _position_before(search, q: str):  # type: ignore[no-untyped-def]
-    from catalogue import selectors
-    from catalogue.paging import Position
-    from catalogue.params import parse_food_query
+    from catalogue.search import selectors
+    from catalogue.search.paging import Position
+    from catalogue.search.params import parse_food_query
 
     query = parse_food_query({"q": [q]})
     page = selectors.food_search(query=query, market="US", depth=1000, position=Position(960))
@@ -258,9 +259,9 @@ def plans() -> list[str]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from catalogue import selectors
     from catalogue.models import Food
-    from catalogue.params import parse_food_query
+    from catalogue.search import selectors
+    from catalogue.search.params import parse_food_query
 
     search, record = _fixtures()
     filtered = parse_food_query({"q": ["cheese"], "data_type": ["branded"]})
@@ -300,7 +301,7 @@ def plans() -> list[str]:
 
 
 def _start():  # type: ignore[no-untyped-def]
-    from catalogue.paging import Position
+    from catalogue.search.paging import Position
 
     return Position(0)
 
@@ -348,15 +349,15 @@ def write_results(loads: list[str], figures: list[str], plans: list[str]) -> Non
         "",
         "Targets (issues 3 and 12): search p95 < 25 ms, typo fallback p95 < 50 ms, record "
         "by id p95 < 5 ms. Search rows measure "
-        "`catalogue.selectors.food_search`: every query it makes (the page's sort keys, its "
+        "`catalogue.search.selectors.food_search`: every query it makes (the page's sort keys, its "
         "wide rows, the capped count), market US, Taster depth 1,000, 20 rows a page. The "
         "depth-cap rows skip queries with fewer than 1,000 matches; the cursor rows start "
         "from the signed position links.next carries (a keyset page). The prefix row is "
         "informative (no target): words being typed, whose deep pages lie past the phrase "
         "matches, so every other match is ranked. The misspelling row (issue 12) is a search "
-        "whose words match (almost) nothing, its correction (catalogue.spelling: a vocabulary "
-        "look-up, pg_trgm candidates, maybe the words one edit away or a split of two words "
-        "run together) and the corrected search. Record by id is the read "
+        "whose words match (almost) nothing, its correction (catalogue.search.spelling: a "
+        "vocabulary look-up, pg_trgm candidates, maybe the words one edit away or a split "
+        "of two words run together) and the corrected search. Record by id is the read "
         "`GET /v1/foods/{id}` makes since issue 13 (the food "
         "and its pre-rendered bytes in one raw query, without the worker's memory); the "
         "whole-view-stack rows repeat the same requests, so they are mostly answered from "

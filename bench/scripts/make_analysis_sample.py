@@ -24,10 +24,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
 django.setup()
 
-from catalogue import text  # noqa: E402
 from catalogue.analysis.parser import parse_line  # noqa: E402
 from catalogue.importers import sr28  # noqa: E402
 from catalogue.nutrients import HEADLINES  # noqa: E402
+from catalogue.search import text  # noqa: E402
 from tests.support.judged.analysis_set import LINES  # noqa: E402
 
 OUT = ROOT / "tests" / "catalogue" / "data" / "analysis" / "sr28"

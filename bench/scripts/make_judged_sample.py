@@ -1,5 +1,5 @@
 """Builds tests/catalogue/data/judged/: a small file of real SR28 and FDC rows on which CI
-runs the judged query set (tests/catalogue/test_judged_set.py; the Indian queries run
+runs the judged query set (tests/catalogue/search/test_judged_set.py; the Indian queries run
 on the whole vendored IFCT table).
 
     .venv/bin/python bench/scripts/make_judged_sample.py
@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
 django.setup()
 
-from catalogue import text  # noqa: E402
 from catalogue.importers import fdc, sr28  # noqa: E402
 from catalogue.nutrients import HEADLINES  # noqa: E402
+from catalogue.search import text  # noqa: E402
 from tests.support.judged.search_set import (  # noqa: E402
     FIRST,
     LONG,

@@ -3,7 +3,7 @@
     DATABASE_URL=postgres://.../fs_copy .venv/bin/python bench/scripts/render_speed.py \
         --before /path/to/old/checkout [--foods 20000] [--rounds 3]
 
-Renders and stores ``--foods`` FDC foods of the catalogue with ``catalogue.rendering``'s
+Renders and stores ``--foods`` FDC foods of the catalogue with ``catalogue.delivery.rendering``'s
 ``render_ids`` (in a child process per checkout and round, alternating, so the machine's
 drift hits both alike) and prints each round's seconds and foods per second, then the
 median ratio. The renderings are stored: use a copy of the catalogue, not one that
@@ -27,7 +27,7 @@ sys.path.insert(0, sys.argv[1])
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
 import django
 django.setup()
-from catalogue import rendering
+from catalogue.delivery import rendering
 from catalogue.models import Food
 fdc = Food.objects.filter(source="fdc").order_by("id")
 ids = list(fdc.values_list("id", flat=True)[: int(sys.argv[2])])

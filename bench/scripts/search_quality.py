@@ -7,7 +7,7 @@
 The set is tests/support/judged/search_set.py; every query is scored by
 tests/support/judged/search_scoring.py (``food_search``, page 1, as the API does, typo
 fallback included) against the database of DATABASE_URL, with that module's targets.
-tests/catalogue/test_judged_set.py runs the same ``evaluate`` on a small file of real
+tests/catalogue/search/test_judged_set.py runs the same ``evaluate`` on a small file of real
 SR28 + FDC rows in CI.
 """
 

@@ -4,7 +4,7 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/fs_full \\
         .venv/bin/python bench/scripts/search_speed.py --before /path/to/old/checkout [--rounds 6]
 
-Runs ``catalogue.selectors.food_search`` (market US, page 1, as the API does) over the
+Runs ``catalogue.search.selectors.food_search`` (market US, page 1, as the API does) over the
 query lists of ``bench/kits/queries.py`` (one word, two words, misspellings) in a
 child process per checkout and round, alternating which goes first, so the machine's
 drift hits both alike; each child warms every query twice, then times ``--runs`` runs
@@ -34,9 +34,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
 os.environ["METERING_ENABLED"] = "0"
 import django
 django.setup()
-from catalogue import selectors
-from catalogue.paging import Position
-from catalogue.params import parse_food_query
+from catalogue.search import selectors
+from catalogue.search.paging import Position
+from catalogue.search.params import parse_food_query
 kinds, runs = json.loads(sys.argv[2]), int(sys.argv[3])
 def search(q):
     query = parse_food_query({"q": [q]})

@@ -4,8 +4,8 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/fs_full \\
         .venv/bin/python bench/scripts/suggest_speed.py --before /path/to/old/checkout [--rounds 30]
 
-Times ``catalogue.suggest.food_suggest`` of this checkout (*after*) and of the
-``catalogue/suggest.py`` of ``--before`` (loaded beside it, on the same connection and
+Times ``catalogue.search.suggest.food_suggest`` of this checkout (*after*) and of the
+``catalogue/search/suggest.py`` of ``--before`` (loaded beside it, on the same connection and
 the same other modules), keystroke by keystroke (``bench.kits.queries.TYPED``), in
 markets US, IN and every market, alternating the two for every keystroke and round so
 the machine's drift hits both alike. The *floor* is one ``SELECT 1`` round trip on the
@@ -36,9 +36,11 @@ MARKETS = ("US", "IN", None)
 
 
 def _before(root: Path) -> Any:
-    spec = importlib.util.spec_from_file_location("suggest_before", root / "catalogue/suggest.py")
+    spec = importlib.util.spec_from_file_location(
+        "suggest_before", root / "catalogue/search/suggest.py"
+    )
     if spec is None or spec.loader is None:
-        raise SystemExit(f"no catalogue/suggest.py under {root}")
+        raise SystemExit(f"no catalogue/search/suggest.py under {root}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
@@ -63,8 +65,8 @@ def main() -> None:
     django.setup()
     from django.db import connections
 
-    from catalogue import suggest
     from catalogue.routing import catalogue_read_alias
+    from catalogue.search import suggest
 
     before = _before(args.before)
     connection = connections[catalogue_read_alias()]

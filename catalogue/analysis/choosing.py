@@ -1,7 +1,7 @@
 """Which of the search's top foods a line means (pure).
 
 The search ranks by relevance, then by its own quality and name length
-(catalogue.search). A diary line names the usual form of a food: "2 eggs" are whole
+(catalogue.search.matching). A diary line names the usual form of a food: "2 eggs" are whole
 eggs, not yolks; "1 cup whole milk" is "Milk, whole, ...", not "Milk, buttermilk, fluid,
 whole". So among the candidates, the one whose name's first two parts (USDA names go
 from general to particular: "Milk, whole, 3.25% milkfat") add the fewest words the line
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import functools
 
-from catalogue import text
 from catalogue.analysis.parser import PARENS, STATES
+from catalogue.search import text
 
 USUAL = frozenset(
     {

@@ -1,7 +1,7 @@
 """``analysis_run``: ingredient lines -> foods, grams and nutrients (issue 26).
 
 Each line is parsed (catalogue.analysis.parser), its food words searched with the
-catalogue's own search (``catalogue.selectors.food_top_ids``: ``food_search``'s relevance
+catalogue's own search (``catalogue.search.selectors.food_top_ids``: ``food_search``'s relevance
 order, whole foods first); its top ``CANDIDATES`` are put in the order of what a line usually means
 (catalogue.analysis.choosing), and the first of the ``WEIGHED`` best that can weigh the
 line (catalogue.analysis.weighing) is the match; the next three are its
@@ -39,11 +39,11 @@ from django.db import connection, connections
 from catalogue.analysis.choosing import CUTS, by_meaning, meaning, same_kind, tier
 from catalogue.analysis.parser import ParsedLine, parse_line
 from catalogue.analysis.weighing import Weighing, overweight, weigh
-from catalogue.budget import checkpoint, read_budget
 from catalogue.models import DataType, Food
 from catalogue.nutrients import HEADLINES
 from catalogue.routing import catalogue_read_alias
-from catalogue.selectors import food_top_ids
+from catalogue.search.budget import checkpoint, read_budget
+from catalogue.search.selectors import food_top_ids
 
 CANDIDATES = 50
 ALTERNATIVES = 3
@@ -73,7 +73,7 @@ class Analysis:
 
 def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
     """The analysis of ``lines`` among the foods of ``market`` (None: every market),
-    its reads under the analysis's time budget (catalogue.budget: ``QueryTimeout``
+    its reads under the analysis's time budget (catalogue.search.budget: ``QueryTimeout``
     past it)."""
     with read_budget("analysis"):
         return _analysis(lines, market)
@@ -195,7 +195,7 @@ def _candidates(
     if retries < 0:
         retries = 0 if data_types else RETRIES
     for _ in range(retries + 1):
-        checkpoint()  # the analysis's deadline (catalogue.budget), before each search
+        checkpoint()  # the analysis's deadline (catalogue.search.budget), before each search
         ids = food_top_ids(
             q=" ".join(terms), market=market, limit=CANDIDATES, data_types=data_types
         )

@@ -26,9 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from catalogue import text
 from catalogue.analysis.parser import PREPARATION, ParsedLine, parse_line
 from catalogue.analysis.units import Unit
+from catalogue.search import text
 
 _UNITLESS_SIZES = ("medium", "large", "small")
 _PREPARED = frozenset(text.stem(word) for word in PREPARATION)

@@ -24,7 +24,7 @@ The SQL below derives phrase rows and words as those triggers do (migration 0013
 statements, on ``catalogue_load_old`` and the touched foods instead of the transition
 tables). It is this module's own copy: a migration is frozen once applied, while this
 SQL follows the schema, so a migration that redefines the triggers changes it here too.
-tests/catalogue/test_load_changes.py checks that a load leaves the phrase rows and
+tests/catalogue/importers/test_load_changes.py checks that a load leaves the phrase rows and
 words the triggers would.
 """
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from catalogue import variants
+from catalogue.search import variants
 
 PHRASE_TRIGGERS = (
     "catalogue_food_phrase_ai",

@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from catalogue import rendering
+from catalogue.delivery import rendering
 from catalogue.importers import fdc, ifct, sr28
 from catalogue.importers.changes import Changes
 from catalogue.importers.progress import Progress
@@ -30,8 +30,8 @@ IMPORTER_MODULES = (
     "catalogue.importers.csvfile",
     "catalogue.importers.records",
     "catalogue.importers.writer",
-    "catalogue.ranking",
-    "catalogue.text",
+    "catalogue.search.ranking",
+    "catalogue.search.text",
     "catalogue.nutrients",
 )
 Reader = sr28.SR28 | fdc.FDC | ifct.IFCT  # what _reader gives, one per source
@@ -205,7 +205,7 @@ def _group(changes: Changes, progress: Progress) -> None:
 def _vacuum(touched: list[int]) -> None:
     """After a large load on PostgreSQL: fresh statistics for the planner, and a
     visibility map so that scans of the phrase index stay index-only
-    (catalogue/search.py)."""
+    (catalogue/search/matching.py)."""
     if connection.vendor != "postgresql" or len(touched) < VACUUM_FROM:
         return
     with connection.cursor() as cursor:

@@ -8,8 +8,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalogue import ranking, text
 from catalogue.nutrients import headline_columns
+from catalogue.search import ranking, text
 
 
 @dataclass(frozen=True, slots=True)

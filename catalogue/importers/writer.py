@@ -18,10 +18,10 @@ from typing import Any
 import orjson
 from django.db import connection
 
-from catalogue import text
 from catalogue.importers.changes import Changes
 from catalogue.importers.records import FoodRecord, NutrientDef
 from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient
+from catalogue.search import text
 
 BATCH_SIZE = 2000
 _SKIP_ON_UPDATE = {"public_id", "source", "source_id"}

@@ -7,7 +7,7 @@ that, so the IFCT foods' ``rank_quality`` is computed again from name, data type
 category and headline nutrients, and the foods whose value changed are written: 19 of
 the IFCT's 542 (no other source's food changes). On PostgreSQL the phrase index follows
 through its update trigger (0013). ``catalogue/ranking.py`` is one of the modules the
-rendering format is the fingerprint of (``catalogue.rendering.FORMAT_MODULES``), so after
+rendering format is the fingerprint of (``catalogue.delivery.rendering.FORMAT_MODULES``), so after
 this deploy every stored rendering is outdated, not only these 19: each food is rendered
 again on its first read, or all at once by ``manage.py render_catalogue`` (docs/
 operations.md). Nothing else changes: no table, column or trigger. The ranking is the one

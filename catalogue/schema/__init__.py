@@ -8,7 +8,7 @@ One module per operation or concept: ``shapes`` (building blocks, nothing regist
 ``components`` (the food, nutrient, category and source bodies), ``reads`` (what every
 metered catalogue read has), ``foods_list`` and ``foods_parameters`` (``GET /v1/foods``),
 ``suggest``, ``records`` (the reads of one record by id, and the sources). The bodies
-mirror ``catalogue.serializers`` and the contract tests (tests/docs) check every live
+mirror ``catalogue.delivery.serializers`` and the contract tests (tests/openapi) check every live
 response against them.
 
 The document lists the components in the order they are registered: ``components``

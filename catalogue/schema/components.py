@@ -1,6 +1,6 @@
 """The catalogue's record bodies as OpenAPI components: a food as listed (``Food``) and
 in full (``FoodDetail``), a nutrient, a category, and the loaded sources
-(``SourceList``). They mirror ``catalogue.serializers``; registered here in the order
+(``SourceList``). They mirror ``catalogue.delivery.serializers``; registered here in the order
 the document lists them."""
 
 from __future__ import annotations

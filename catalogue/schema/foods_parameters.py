@@ -1,5 +1,5 @@
 """The query parameters of ``GET /v1/foods`` in the OpenAPI schema, built from the same
-tables ``catalogue.params`` parses with (headline nutrients, data types, limits), so
+tables ``catalogue.search.params`` parses with (headline nutrients, data types, limits), so
 the two cannot drift."""
 
 from __future__ import annotations
@@ -8,15 +8,15 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 
-from catalogue import params
 from catalogue.models import DataType
 from catalogue.nutrients import HEADLINES
+from catalogue.search import params
 
 QUERY = OpenApiParameter.QUERY
 
 
 def food_list_parameters() -> list[OpenApiParameter]:
-    """Every query parameter ``catalogue.params.parse_food_query`` accepts."""
+    """Every query parameter ``catalogue.search.params.parse_food_query`` accepts."""
     return [_q(), *_filters(), _sort(), *_pages(), _variant_of(), *_nutrient_bounds()]
 
 

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
-from catalogue.conditional import VARY
+from catalogue.delivery.conditional import VARY
 from core import problems
 from core.problems import is_api_path
 from core.redis import UNREACHABLE

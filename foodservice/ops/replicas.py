@@ -180,7 +180,7 @@ class ReplicaRouter:
         if model._meta.app_label not in REPLICA_APPS or not _reads_allowed.get():
             return None
         if model._meta.app_label == "catalogue" and (alias := routing.pinned()):
-            return alias  # one database for a budgeted block's reads (catalogue.budget)
+            return alias  # one database for a budgeted block's reads (catalogue.search.budget)
         if connections[DEFAULT_DB_ALIAS].in_atomic_block:
             return None  # a transaction on the primary reads its own writes
         return pick_replica()

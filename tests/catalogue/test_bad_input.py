@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from catalogue.params import MAX_PAGE_SIZE, MAX_Q_LENGTH, parse_food_query
+from catalogue.search.params import MAX_PAGE_SIZE, MAX_Q_LENGTH, parse_food_query
 from core.problems import InvalidParameter
 
 pytestmark = pytest.mark.django_db

@@ -12,11 +12,11 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from catalogue import text
 from catalogue.importers import ifct
 from catalogue.importers.load import LoadReport, catalogue_load
 from catalogue.importers.records import Skipped
 from catalogue.models import Category, Food, Nutrient
+from catalogue.search import text
 from tests.catalogue.conftest import DATA
 from tests.factories import AccountFactory
 from tests.support.clients import client_of

@@ -1,7 +1,7 @@
 """The catalogue's migrations are self-contained (issue 37): a migration does the same
 whenever it runs, so it imports Django, the standard library, third-party packages and
 the frozen helpers beside it (``catalogue/migrations/_*.py``), never a live module of
-the project (``catalogue.ranking`` changes with the product); and no live module loads
+the project (``catalogue.search.ranking`` changes with the product); and no live module loads
 a migration to reuse its code (``catalogue.importers.changes`` owns its SQL)."""
 
 from __future__ import annotations

@@ -197,3 +197,61 @@ def test_no_test_imports_bench_and_bench_uses_only_tests_support():
         if name.split(".")[0] == "tests" and not name.startswith("tests.support")
     }
     assert not in_bench
+
+
+# Issue 37: the catalogue's rooms by concept, stacked like the floors: delivery (the
+# bytes a record is served as) < search (the query path) < analysis (meals, built on
+# search, with its own endpoint); the adapters (the foods API, schema, loaders, commands)
+# on top. The models compute their stored search columns on save with search's pure
+# functions (text, ranking); no other bottom module enters a room.
+CATALOGUE_ROOMS = ("delivery", "search", "analysis")
+CATALOGUE_ADAPTERS = ("api", "importers", "management", "policies", "market_api", "apps")
+CATALOGUE_BOTTOM = {
+    "models": {"catalogue.search.text", "catalogue.search.ranking"},
+    "nutrients": set(),
+    "routing": set(),
+    "sources": set(),
+    "selectors": set(),
+}
+
+
+def _catalogue_room(module: str) -> str | None:
+    """The room or top-level module of a ``catalogue.*`` module name, or None."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "catalogue" else None
+
+
+def test_the_catalogue_keeps_its_query_path_and_delivery_in_rooms():
+    top = {p.stem for p in (ROOT / "catalogue").glob("*.py")}
+    assert not top & {"params", "text", "ranking", "rendering", "serializers", "memory"}
+    for room in (*CATALOGUE_ROOMS, "importers", "schema"):
+        assert (ROOT / "catalogue" / room / "__init__.py").exists(), room
+
+
+@pytest.mark.parametrize("room", CATALOGUE_ROOMS)
+def test_each_catalogue_room_imports_only_the_rooms_below_it(room):
+    above = set(CATALOGUE_ROOMS[CATALOGUE_ROOMS.index(room) + 1 :]) | set(CATALOGUE_ADAPTERS)
+    # A room's own endpoint (analysis/api.py, schema.py) is an adapter: it may use the
+    # foods API's base view and the schema helpers; the room's domain modules may not.
+    paths = {
+        n: p
+        for n, p in _modules("catalogue").items()
+        if _catalogue_room(n) == room and n.rsplit(".", 1)[-1] not in ("api", "schema")
+    }
+    assert paths
+    for name, path in paths.items():
+        bad = {m for m in _imports(path) if _catalogue_room(m) in above}
+        assert not bad, f"{name} imports {sorted(bad)}, a room above {room}"
+
+
+@pytest.mark.parametrize("module", sorted(CATALOGUE_BOTTOM))
+def test_the_catalogues_bottom_modules_enter_no_room(module):
+    allowed = CATALOGUE_BOTTOM[module]
+    rooms = set(CATALOGUE_ROOMS) | set(CATALOGUE_ADAPTERS) | {"schema"}
+    imported = _imports(ROOT / "catalogue" / f"{module}.py")
+    bad = {
+        m
+        for m in imported
+        if _catalogue_room(m) in rooms and not any(m.startswith(a) for a in allowed)
+    }
+    assert not bad, f"catalogue.{module} imports {sorted(bad)}"

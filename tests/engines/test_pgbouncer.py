@@ -25,9 +25,9 @@ from tests.support.scale_out import ThrowawayPgBouncer
 from tests.support.servers import ROOT
 
 SUBSET = [
-    "tests/catalogue/test_records_and_caching.py",  # food, nutrient, category records
-    "tests/catalogue/test_search.py",  # search, incl. the phrase index's raw SQL
-    "tests/catalogue/test_cost_bound.py",  # statement_timeout by set_config in a transaction
+    "tests/catalogue/delivery/test_records_and_caching.py",  # food, nutrient, category records
+    "tests/catalogue/search/test_search.py",  # search, incl. the phrase index's raw SQL
+    "tests/catalogue/search/test_cost_bound.py",  # statement_timeout by set_config in a transaction
     "tests/accounts/test_market_api.py",  # GET/PUT /v1/market
     "tests/metering/test_api.py",  # /v1/usage, metered reads, 429s
     "tests/keys/test_authentication.py",

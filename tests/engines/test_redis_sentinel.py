@@ -26,7 +26,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts.services import account_set_tier
-from catalogue import rendering
+from catalogue.delivery import rendering
 from core.calendar import to_us
 from core.problems import ServiceUnavailable
 from keys.models import ApiKey

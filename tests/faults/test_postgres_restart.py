@@ -53,7 +53,7 @@ class DatabaseOutage:
         if self.proxy is not None:
             port = url.rsplit("@", 1)[1].split("/", 1)[0].rsplit(":", 1)[1]
             url = url.replace(f":{port}/", f":{self.proxy.port}/") + "?connect_timeout=2"
-        # No worker memory of served records (catalogue/rendering.py): a worker would
+        # No worker memory of served records (catalogue/delivery/rendering.py): a worker would
         # otherwise answer the reads it already served for up to a second of the outage.
         env = {
             "DATABASE_URL": url,

@@ -10,7 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalogue import selectors, serializers
+from catalogue import selectors
+from catalogue.delivery import serializers
 from catalogue.models import Food
 from foodservice.urls import urlpatterns as project_urlpatterns
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from catalogue.rendering import render_all
+from catalogue.delivery.rendering import render_all
 
 
 class Command(BaseCommand):

@@ -1,13 +1,13 @@
-"""``catalogue.selectors.food_top_ids``: the first foods of ``food_search``'s relevance
+"""``catalogue.search.selectors.food_top_ids``: the first foods of ``food_search``'s relevance
 order, read without counting or summaries (what POST /v1/analysis searches with)."""
 
 from __future__ import annotations
 
 import pytest
 
-from catalogue.paging import Position
-from catalogue.params import FoodQuery, Sort
-from catalogue.selectors import food_search, food_top_ids
+from catalogue.search.paging import Position
+from catalogue.search.params import FoodQuery, Sort
+from catalogue.search.selectors import food_search, food_top_ids
 from tests.factories import FoodFactory, MarketFactory
 
 

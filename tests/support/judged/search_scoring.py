@@ -1,5 +1,5 @@
 """Scores search on the judged query set (``search_set``; issue 12, point 4, and issue
-27): each query through ``catalogue.selectors.food_search`` (page 1, as the API does,
+27): each query through ``catalogue.search.selectors.food_search`` (page 1, as the API does,
 typo fallback included), its rows judged against the query's pattern.
 
 Targets (full catalogue): a whole food in the top 3 for >= 95% of the staples, the meant
@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from catalogue import selectors
-from catalogue.paging import Position
-from catalogue.params import parse_food_query
+from catalogue.search import selectors
+from catalogue.search.paging import Position
+from catalogue.search.params import parse_food_query
 from tests.support.judged.search_set import (
     FIRST,
     INDIAN,

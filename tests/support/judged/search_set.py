@@ -130,7 +130,7 @@ MISSPELLINGS: list[tuple[str, str]] = [
     ("sandwhich", r"\bsandwich"),
 ]
 # A missing space (found trying the service as a new user, 2026-11-25). Split only into
-# words 50+ foods hold (catalogue.spelling.COMMON): the full catalogue's vocabulary.
+# words 50+ foods hold (catalogue.search.spelling.COMMON): the full catalogue's vocabulary.
 JOINED: list[tuple[str, str]] = [
     ("peanutbutter", r"\bpeanut butter"),
     ("icecream", r"\bice cream"),

@@ -1,0 +1,105 @@
+"""Food records shared by every worker through Redis, read in the meter's round trip
+(issue 28.5).
+
+A worker's memory (catalogue.delivery.memory) holds the records it served; on traffic spread
+over many foods most reads miss it, and a miss cost two round trips: the meter's
+script on Redis, then the record's query on PostgreSQL. Here a record read from the
+database is also kept in Redis for ``CATALOGUE_SHARED_SECONDS``, and the record view
+asks the meter to read it in the same pipeline as its decision
+(``MeteredAPIView.meter_carry``): a record any worker on any host read lately costs
+the request no query and no round trip of its own.
+
+- **Never stale.** The key holds the catalogue version the worker's memory holds
+  (``LocalBytes.version_now``, read again at most every ``CATALOGUE_VERSION_SECONDS``)
+  and the rendering format, and a value is stored under the version read *before* its
+  bytes were (the rule of catalogue.delivery.memory): bytes kept under version V were read at V
+  or later, and a load's new version names new keys. Old versions' keys expire.
+- **Scoped.** The key holds the caller's market (``*``: every market), so a Taster in
+  one market never reads a record found in another.
+- **Best effort.** A value that does not decode is ignored, and a failed write is
+  logged and forgotten: the database answers as before. Off (no key asked) when the
+  worker memory is off, when ``CATALOGUE_SHARED_SECONDS`` is 0, and wherever the meter
+  carries nothing (the embedded meter; a Redis Cluster, which runs no script in a
+  pipeline).
+
+A value is the ETag, a newline, and the body compressed as the worker memory keeps it
+(zlib level 1): a hit goes into that memory without compressing again.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from catalogue.delivery import rendering
+
+logger = logging.getLogger("foodservice.catalogue")
+
+
+@dataclass(frozen=True, slots=True)
+class Carry:
+    """A shared record's Redis key and the catalogue version it is kept under."""
+
+    key: str
+    version: int
+
+
+def record_carry(*, public_id: str, market: str | None) -> Carry | None:
+    """Where the shared copy of ``public_id``'s record for ``market`` is, or None when
+    records are not shared (see the module)."""
+    if settings.CATALOGUE_SHARED_SECONDS <= 0:
+        return None
+    version = rendering.local_records.version_now()
+    if version is None:
+        return None
+    key = (
+        f"{settings.REDIS_KEY_PREFIX}:record:{rendering.render_format()}:{version}:"
+        f"{market or '*'}:{public_id}"
+    )
+    return Carry(key, version)
+
+
+def food_record(
+    *, public_id: str, market: str | None, carry: Carry | None, carried: bytes | None
+) -> tuple[bytes, str]:
+    """``rendering.food_record``, answered from ``carried`` (the shared copy the meter
+    read at ``carry``) when there is one; else read, and shared under ``carry``."""
+    found = None if carried is None else _unpack(carried)
+    if carry is not None and found is not None:
+        body, packed_body, etag = found
+        rendering.local_records.put_packed(
+            (public_id, market), (packed_body, etag), version=carry.version
+        )
+        return body, etag
+    body, etag = rendering.food_record(public_id=public_id, market=market)
+    if carry is not None:
+        _share(carry, body, etag)
+    return body, etag
+
+
+def _unpack(value: bytes) -> tuple[bytes, bytes, str] | None:
+    """(body, compressed body, ETag) of a shared value, or None if it is not one."""
+    etag, newline, packed_body = value.partition(b"\n")
+    if not newline or not etag.startswith(b'"') or not etag.isascii():
+        return None
+    try:
+        return zlib.decompress(packed_body), packed_body, etag.decode("ascii")
+    except zlib.error:
+        return None
+
+
+def _share(carry: Carry, body: bytes, etag: str) -> None:
+    from django_redis import get_redis_connection
+
+    from core.redis import UNREACHABLE
+
+    value = etag.encode() + b"\n" + zlib.compress(body, 1)
+    try:
+        get_redis_connection("default").set(
+            carry.key, value, ex=max(1, int(settings.CATALOGUE_SHARED_SECONDS))
+        )
+    except UNREACHABLE as exc:
+        logger.warning("a record was not shared through Redis: %s", exc)

@@ -1,0 +1,1 @@
+"""The query path: a food search from its parameters to its ranked page (docs/development.md)."""

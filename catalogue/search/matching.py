@@ -1,0 +1,390 @@
+"""Full-text search backends: which foods match a query, and how well.
+
+Matching is backend-specific (PostgreSQL: the GIN-indexed ``search_vector``; SQLite:
+the FTS5 table; both made by migration 0002). Relevance is the same portable
+expression on both, computed on stems from ``search_stems`` and ``search_heads``
+(catalogue.search.text.search_forms; one or two query words in either order), a reference
+(non-branded) food's class above every branded one's, and a food's above a dish named
+after it (a dish word, catalogue.search.ranking.DISH_WORDS: "Zucchini, pickled"):
+
+                       reference       branded
+                      food   dish    food   dish
+    about the query    13     10       7      4   its head: "Bananas, raw", "BANANA";
+                                                  3+ words: every word, in any order,
+                                                  and its head named by the query
+    starts with it     12      9       6      3   "Banana bread"
+    holds it           11      8       5      2   "Bread, banana"
+    1   a local name (``search_aliases``) is the query ("aloo": potato; up to one
+        aspirate "h", catalogue.search.text.romanisations: "gobi" is "gobhi"), or the name
+        starts with the query as a prefix ("butterbur" for "butter")
+    0   any other match (every word, the last one as a prefix, somewhere)
+
+ties broken by ``quality`` (catalogue.search.ranking: reference foods before other lab data
+before branded, descriptive names before ALL-CAPS ones, the food before dishes made of
+it, the basic form, full nutrient panels before thin ones), then the shorter name, then
+the id.
+
+A weak query of three or more words (no reference food about, starting with or
+holding it) is searched without one or two of its words (``relaxed``), stop words
+(catalogue.search.text.STOP_WORDS) never deciding a match on either backend.
+
+On PostgreSQL, a one- or two-word query's matches of relevance 13..2 (the name holds the
+query's words as a phrase) also come ready-ranked from ``catalogue_food_phrase``
+(migrations 0004, 0006): ``phrase_rows`` reads them from its btree in relevance order, without
+ranking every match, and ``phrase_count`` counts them from the same index. Both give
+exactly the rows ``match`` + ``with_relevance`` give with relevance >= 2 (tested):
+every such name holds the query's words, so it matches the tsquery too, unless that
+tsquery is empty (only stop words), which both then treat as no match.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from functools import reduce
+from itertools import combinations
+from operator import and_, or_
+from typing import Any
+
+from django.db import connection, connections
+from django.db.models import BooleanField, Case, F, IntegerField, Q, QuerySet, Value, When
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Coalesce, Length
+
+from catalogue.models import Food
+from catalogue.routing import catalogue_read_alias
+from catalogue.search import text
+from catalogue.search.ranking import BRANDED
+
+
+def match(queryset: QuerySet, q: str, *, prefix: bool = True) -> QuerySet:
+    """``queryset`` narrowed to the foods whose name (or a local name) matches every word
+    of ``q`` (the last word also as a prefix unless ``prefix`` is False, and only from
+    ``text.MIN_PREFIX`` characters on). A ``q`` without any letter or digit matches
+    nothing: no name is searched for it literally, which cost a scan of every row
+    (issue 36.1; ``GET /v1/foods`` refuses such a ``q``, an analysis line finds no food)."""
+    terms = text.words(q)
+    if not terms:
+        return queryset.none()
+    if connection.vendor == "postgresql":
+        condition = RawSQL(
+            "catalogue_food.search_vector @@ to_tsquery('english'::regconfig, %s)",
+            (text.postgres_tsquery(terms, prefix=prefix),),
+            output_field=BooleanField(),
+        )
+    else:
+        # Stop words left out as PostgreSQL's english configuration leaves them out.
+        kept = text.significant(terms)
+        prefix = prefix and kept[-1] == terms[-1]
+        condition = RawSQL(
+            "catalogue_food.id IN (SELECT rowid FROM catalogue_food_fts "
+            "WHERE catalogue_food_fts MATCH %s)",
+            (text.fts5_query(kept, prefix=prefix),),
+            output_field=BooleanField(),
+        )
+    return queryset.filter(condition)
+
+
+def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
+    """Annotates ``relevance`` (13..0, higher is better; the module's table), ``quality``
+    (the food's ``rank_quality``, lower is better) and ``name_length``, compared on
+    stems (catalogue.search.text.search_forms). For one or two words (the phrase index's keys)
+    the two words may stand in either order ("Milk, whole" is ``whole milk``); three or
+    more words are *about* a name that holds each of them as a whole word, in any order
+    ("Ice cream, chocolate" for ``chocolate ice cream``)."""
+    terms = text.words(q)
+    stems = [text.stem(term) for term in terms]
+    phrase = " ".join(stems)
+    if 1 <= len(stems) <= PHRASE_MAX_WORDS:
+        orders = dict.fromkeys((phrase, " ".join(reversed(stems))))
+        head = Q(search_heads__contains=f"|{text.phrase_key(stems)}|")
+        starts = reduce(or_, (Q(search_stems__startswith=f" {o} ") for o in orders))
+        holds = reduce(or_, (Q(search_stems__contains=f" {o} ") for o in orders))
+    else:  # three or more words (or none: then nothing below holds)
+        head = _about_all(stems, [text.stem(term) for term in text.significant(terms)])
+        starts = Q(search_stems__startswith=f" {phrase} ")
+        holds = Q(search_stems__contains=f" {phrase} ")
+    local = " ".join(terms)
+    # The place of the match (13 about, 12 starts, 11 holds; each LIKE evaluated once),
+    # then lowered by 3 for a dish and 6 for a branded food (the module's table).
+    queryset = queryset.annotate(
+        place=Case(
+            When(head, then=Value(13)),
+            When(starts, then=Value(12)),
+            When(holds, then=Value(11)),
+            default=Value(0),
+            output_field=IntegerField(),
+        ),
+        lowered=Coalesce("rank_quality", Value(UNRANKED_QUALITY)).bitand(DISH_BIT)
+        / Value(DISH_BIT)
+        * Value(3)
+        + Case(When(data_type=BRANDED, then=Value(6)), default=Value(0)),
+    )
+    return queryset.annotate(
+        relevance=Case(
+            When(place__gt=0, then=F("place") - F("lowered")),
+            When(search_stems__startswith=f" {phrase}", then=Value(1)),
+            When(reduce(or_, map(_local_name, text.romanisations(local))), then=Value(1)),
+            default=Value(0),
+            output_field=IntegerField(),
+        ),
+        quality=Coalesce("rank_quality", Value(UNRANKED_QUALITY)),
+        name_length=Length("search_name"),
+    )
+
+
+def _about_all(stems: list[str], significant: list[str]) -> Q:
+    """Whether a name is *about* a query of three or more words (``stems``; stop words
+    aside, ``significant``): it holds each of them as a whole word, in any order, and
+    what it is about (one of its ``search_heads`` keys: its head, a one-word head with a
+    later one-word segment, a class head's food) is made of the query's words only
+    ("Milk, low fat (1%)" for ``low fat milk``, not "Yogurt, low fat milk, plain",
+    which is yogurt)."""
+    distinct = list(dict.fromkeys(significant))
+    if not distinct:
+        return Q(search_stems=f" {' '.join(stems)} ")
+    wholes = reduce(and_, [Q(search_stems__contains=f" {s} ") for s in distinct])
+    # Pairs of the first ABOUT_PAIR_WORDS words only: a long input stays a short SQL.
+    pairs = combinations(distinct[:ABOUT_PAIR_WORDS], 2)
+    keys = [*distinct, *(text.phrase_key([a, b]) for a, b in pairs)]
+    heads = reduce(or_, [Q(search_heads__contains=f"|{key}|") for key in keys])
+    # Or a two-word head (the first key) sharing a word with the query: "Wheat flour,
+    # white, all-purpose" is flour for ``all purpose flour``.
+    either = "|".join(re.escape(s) for s in distinct)
+    shared = Q(search_heads__regex=rf"^\|([^| ]+ ({either})|({either}) [^| ]+)\|")
+    return wholes & (heads | shared)
+
+
+def _local_name(name: str) -> Q:
+    """Whether one of a food's local names (``search_aliases``) is ``name``."""
+    return (
+        Q(search_aliases=f" {name} ")
+        | Q(search_aliases__startswith=f" {name} |")
+        | Q(search_aliases__endswith=f"| {name} ")
+        | Q(search_aliases__contains=f"| {name} |")
+    )
+
+
+ABOUT_PAIR_WORDS = 8
+# catalogue.search.ranking.quality's dish bit (a dish word in the name). Not imported from there:
+# ranking.py's bytes are part of the rendering format and the load digest.
+DISH_BIT = 4
+# A food without rank_quality (not yet filled) ranks after every ranked one.
+UNRANKED_QUALITY = 63
+
+
+# A relevance of at least this is a phrase match (the name holds the query's words in
+# order): the rows catalogue_food_phrase holds for the query.
+PHRASE_RELEVANCE = 2
+PHRASE_MAX_WORDS = 2
+
+
+def phrase_of(q: str) -> str | None:
+    """The ``catalogue_food_phrase`` key of ``q`` when the phrase index can rank it
+    (PostgreSQL, one or two words), else None."""
+    terms = text.words(q)
+    if connection.vendor != "postgresql" or not 1 <= len(terms) <= PHRASE_MAX_WORDS:
+        return None
+    return text.phrase_key([text.stem(term) for term in terms])
+
+
+# Rows of catalogue_food_phrase holding the phrase, in the market (NULL: any), after
+# a (tier, quality, name_length, food_id) key; tier is 13 - relevance (migration 0013:
+# head, start, elsewhere; + 3 a dish; + 6 branded). The tsquery
+# test is a constant (a one-time filter): a query of stop words only matches nothing in
+# ``match``, so not here either.
+_PHRASE_MATCHES = (
+    "FROM catalogue_food_phrase WHERE phrase = %(phrase)s "
+    "AND (%(market)s::varchar IS NULL OR market_id = %(market)s::varchar) "
+    "AND (tier, quality, name_length, food_id) > "
+    "(%(tier)s, %(quality)s, %(name_length)s, %(food_id)s) "
+    "AND numnode(to_tsquery('english'::regconfig, %(tsquery)s)) > 0"
+)
+_PHRASE_ROWS = (
+    "SELECT food_id, 13 - tier, quality, name_length "
+    + _PHRASE_MATCHES
+    + " ORDER BY tier, quality, name_length, food_id LIMIT %(limit)s OFFSET %(offset)s"
+)
+_PHRASE_COUNT = (
+    "SELECT count(*) FROM (SELECT 1 "  # noqa: S608 (constants only, values are parameters)
+    + _PHRASE_MATCHES
+    + " LIMIT %(limit)s) s"
+)
+
+
+def phrase_rows(
+    *,
+    q: str,
+    market: str | None,
+    after: tuple[Any, ...] | None,
+    offset: int,
+    limit: int,
+) -> list[dict[str, Any]]:
+    """The phrase matches of ``q`` (relevance >= 2) in relevance order, as dicts of
+    ``id``, ``relevance``, ``quality``, ``name_length``: those after the sort key ``after`` (a
+    relevance-ordering key, see catalogue.search.ordering) if given, skipping ``offset``, at
+    most ``limit``. ``q`` must have a ``phrase_of``."""
+    params = _phrase_params(q, market, after) | {"limit": limit, "offset": offset}
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute(_PHRASE_ROWS, params)
+        found = cursor.fetchall()
+    return [{"id": i, "relevance": r, "quality": k, "name_length": n} for i, r, k, n in found]
+
+
+def phrase_count(*, q: str, market: str | None, cap: int | None) -> int:
+    """How many phrase matches ``q`` has (relevance >= 2), counting at most ``cap``
+    (None: all). ``q`` must have a ``phrase_of``."""
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute(_PHRASE_COUNT, _phrase_params(q, market, None) | {"limit": cap})
+        return cursor.fetchone()[0]
+
+
+def _phrase_params(q: str, market: str | None, after: tuple[Any, ...] | None) -> dict[str, Any]:
+    phrase = phrase_of(q)
+    if phrase is None:
+        raise ValueError(f"the phrase index cannot rank {q!r}")
+    tier, quality, name_length, food_id = (
+        (-1, 0, 0, 0) if after is None else (13 - after[0], *after[1:])
+    )
+    return {
+        "phrase": phrase,
+        "market": market or None,
+        "tier": tier,
+        "quality": quality,
+        "name_length": name_length,
+        "food_id": food_id,
+        "tsquery": text.postgres_tsquery(text.words(q)),
+    }
+
+
+# Relaxing a long query (docs/catalogue.md, "Relevance"): a query of this many words or
+# more (stop words aside) whose first result is weak (relevance below ``STRONG``: no
+# reference food is about, starts with or holds it) is searched without one word, and
+# a four-word one also without two (two words left: the phrase index ranks those at
+# the cost of an index probe); queries of more than ``RELAX_MAX_WORDS`` words are left
+# as typed, and so are the candidates not tried within ``RELAX_BUDGET_SECONDS``.
+RELAX_MIN_WORDS = 3
+RELAXED_MIN_WORDS = 2
+RELAX_MAX_WORDS = 6
+RELAX_BUDGET_SECONDS = 0.25
+STRONG = 8
+
+
+def relaxed(
+    q: str,
+    top: Callable[[str], dict[str, Any] | None],
+    foods_holding: Callable[[list[str]], dict[str, int]],
+    foods_about: Callable[[list[str]], dict[str, int]],
+    found: Callable[[list[str]], set[str]] = set,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+) -> str | None:
+    """``q`` without its least informative words when they keep it from finding the
+    food: None when ``q`` has fewer than ``RELAX_MIN_WORDS`` or more than
+    ``RELAX_MAX_WORDS`` significant words, or when its own first result (``top(q)``: the
+    sort key of the first row, or None) has a relevance of ``STRONG`` or more.
+    Otherwise each query with one word left out (then, from four words, two), in
+    typed order and without stop words, is searched, and the one whose first result ranks best wins
+    (relevance, then quality, then the shorter name, as a result list ranks foods);
+    between equal first results, the one leaving out the words held by most foods
+    (``foods_holding``: the least informative). The word most reference foods are
+    about (``foods_about``: "turkey" in ``ground turkey 93 lean``) names the food
+    meant and is never left out. A query keeping a word no food's name matches even
+    as a prefix (``found``: the words some name matches) finds nothing and is not
+    searched (issue 36.1: six unknown words were six searches). None when no such
+    query finds a strong first result."""
+    terms = [term for term in text.words(q) if term not in text.STOP_WORDS]
+    if not RELAX_MIN_WORDS <= len(terms) <= RELAX_MAX_WORDS:
+        return None
+    first = top(q)
+    if first is not None and first["relevance"] >= STRONG:
+        return None
+    deadline = clock() + RELAX_BUDGET_SECONDS
+    held = foods_holding(terms)
+    about = foods_about(terms)
+    live = found(terms)
+    named = max(range(len(terms)), key=lambda i: (about.get(terms[i], 0), -i))
+    for dropped in (1, 2):
+        if len(terms) - dropped < RELAXED_MIN_WORDS or (dropped == 2 and len(terms) != 4):
+            break
+        best: tuple[tuple[Any, ...], str] | None = None
+        for kept in combinations(range(len(terms)), len(terms) - dropped):
+            if clock() > deadline:
+                break
+            if named not in kept and about.get(terms[named], 0):
+                continue
+            if any(terms[i] not in live for i in kept):
+                continue
+            candidate = " ".join(terms[i] for i in kept)
+            found = top(candidate)
+            if found is None or found["relevance"] < STRONG:
+                continue
+            left_out = sum(held.get(terms[i], 0) for i in range(len(terms)) if i not in kept)
+            rank = (-found["relevance"], found["quality"], found["name_length"], -left_out)
+            if best is None or rank < best[0]:
+                best = (rank, candidate)
+        if best is not None:
+            return best[1]
+    return None
+
+
+def words_found(terms: list[str], market: str | None) -> set[str]:
+    """The ``terms`` some food name of ``market`` (None: any) matches, as a prefix from
+    ``text.MIN_PREFIX`` letters on (so a word a search could match whole or as its last
+    word): one index probe per word, in one statement on PostgreSQL."""
+    distinct = sorted(set(terms))
+    if not distinct:
+        return set()
+    if connection.vendor == "postgresql":
+        queries = [text.postgres_tsquery([term]) for term in distinct]
+        with connections[catalogue_read_alias()].cursor() as cursor:
+            cursor.execute(
+                "SELECT t.term FROM unnest(%s::text[], %s::text[]) AS t(term, q) "
+                "WHERE numnode(to_tsquery('english'::regconfig, t.q)) > 0 AND EXISTS ("
+                "SELECT 1 FROM catalogue_food WHERE search_vector @@ "
+                "to_tsquery('english'::regconfig, t.q) "
+                "AND (%s::varchar IS NULL OR market_id = %s::varchar))",
+                (distinct, queries, market, market),
+            )
+            return {row[0] for row in cursor.fetchall()}
+    foods = Food.objects.using(catalogue_read_alias())
+    if market:
+        foods = foods.filter(market_id=market)
+    return {term for term in distinct if match(foods, term).exists()}
+
+
+# foods_about counts up to this many foods per word.
+ABOUT_CAP = 100
+
+
+def foods_about(terms: list[str], market: str | None) -> dict[str, int]:
+    """How many reference (non-branded) foods of ``market`` (None: any) each of
+    ``terms`` is *about* (a ``search_heads`` key of one word: "Turkey, ground" is about
+    turkey; not a dish), counting up to ``ABOUT_CAP``."""
+    stems = {term: text.stem(term) for term in dict.fromkeys(terms)}
+    if connection.vendor == "postgresql":
+        with connections[catalogue_read_alias()].cursor() as cursor:
+            cursor.execute(
+                "SELECT k, (SELECT count(*) FROM (SELECT 1 FROM catalogue_food_phrase "
+                "WHERE phrase = k AND tier = 0 "
+                "AND (%s::varchar IS NULL OR market_id = %s::varchar) LIMIT %s) s) "
+                "FROM unnest(%s::text[]) AS k",
+                (market, market, ABOUT_CAP, sorted(set(stems.values()))),
+            )
+            counts = dict(cursor.fetchall())
+        return {term: counts.get(key, 0) for term, key in stems.items()}
+    found = {}
+    for term, key in stems.items():
+        foods = (
+            Food.objects.using(catalogue_read_alias())
+            .filter(search_heads__contains=f"|{key}|")
+            .filter(Q(variant_count__isnull=True) | Q(variant_count__gt=0))
+            .exclude(data_type=BRANDED)
+            .annotate(dish=Coalesce("rank_quality", Value(UNRANKED_QUALITY)).bitand(DISH_BIT))
+            .filter(dish=0)
+        )
+        if market:
+            foods = foods.filter(market_id=market)
+        found[term] = foods.order_by()[:ABOUT_CAP].count()
+    return found

@@ -1,0 +1,380 @@
+"""The food list and search (issue 3, point 3): a page of foods for a query, and the
+first ids of a search (``food_top_ids``, for the analysis).
+
+Contracts: every function takes the market the caller may see (None: all markets) and
+never returns a record outside it; a missing or invisible record is ``NotFound``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet, Window
+
+from catalogue.delivery import rendering
+from catalogue.models import Category, Food
+from catalogue.nutrients import BY_SLUG
+from catalogue.search import matching, ordering, spelling, suggest, synonyms, text
+from catalogue.search.budget import checkpoint
+from catalogue.search.paging import Position
+from catalogue.search.params import FoodQuery, Sort
+from core import problems
+
+# Matches are counted up to these many; meta.total_exact says whether the count is
+# exact. A search counts up to the Taster depth (spec 8.2: what a Taster may read):
+# counting all of a common word's 20k matches would cost more than finding the page.
+COUNT_CAP = 10_000
+SEARCH_COUNT_CAP = 1_000
+
+
+@dataclass(frozen=True, slots=True)
+class FoodPage:
+    """One page of a food list. ``rows`` are the ranking's sort keys (with ``id``) and
+    ``summary``, each food's summary as rendered JSON bytes; ``next`` is where
+    the following page starts (None on the last visible page); ``total`` counts the
+    matches up to ``SEARCH_COUNT_CAP`` (a search) or ``COUNT_CAP`` (a listing without
+    q), ``total_exact`` False beyond. ``corrected_q``: the query searched instead of
+    ``q`` when ``q`` (nearly) matched nothing (catalogue.search.spelling) or was a weak long
+    query searched without some of its words (catalogue.search.matching.relaxed), else None.
+    ``synonyms``: the synonyms ``q`` was searched with (catalogue.search.synonyms)."""
+
+    rows: list[dict[str, Any]]
+    offset: int
+    total: int
+    total_exact: bool
+    next: Position | None
+    corrected_q: str | None = None
+    synonyms: tuple[synonyms.Used, ...] = ()
+
+
+def food_search(
+    *, query: FoodQuery, market: str | None, depth: int | None, position: Position
+) -> FoodPage:
+    """The page of foods matching ``query`` at ``position``, within ``market``.
+
+    ``depth`` (Taster: 1,000; None on paid tiers) is how far into the list the caller
+    may read (spec 8.2): a page starting at or past it is ``ResultDepthExceeded`` when
+    matches lie there, and the last page before it is cut at it. A page past the end of
+    the list is ``InvalidParameter`` naming ``page`` (or ``cursor``). ``total`` counts
+    a search's matches up to ``SEARCH_COUNT_CAP``, a listing's up to ``COUNT_CAP``.
+
+    A search's words are first replaced by the market's synonyms (catalogue.search.synonyms:
+    "aubergine" is searched as "eggplant" in market US), reported in ``synonyms``.
+    A search with fewer than ``FALLBACK_BELOW`` matches is retried with its rare or
+    unknown words corrected in the market's vocabulary (catalogue.search.spelling.correct);
+    when that finds more foods holding the query's words as whole words (not only as a
+    prefix: "swee" finds "sweet"), its page is returned with ``corrected_q`` set.
+    Otherwise a relevance-sorted query of three or more words whose first result is
+    weak is relaxed (catalogue.search.matching.relaxed: "atlantic salmon fillet" is searched as
+    "atlantic salmon"), decided on its first result whatever the page, and reported
+    in ``corrected_q`` the same way. Both are pure functions of ``q``, the market and
+    the catalogue (time budgets aside), so every page of the search (and its cursors)
+    agrees.
+    """
+    expected = len(ordering.columns_for(query.sort))
+    if position.key is not None and len(position.key) != expected:
+        raise problems.InvalidParameter("cursor", "The cursor is outdated; start over.")
+    used: tuple[synonyms.Used, ...] = ()
+    if query.q:
+        searched, used = synonyms.rewrite(query.q, market)
+        query = replace(query, q=searched)
+    try:
+        page: FoodPage | None = _food_page(query, market, depth, position)
+    except _TooBroad:
+        # The last word completed (or kept, when it is a word) and searched whole.
+        completed = _completed(query.q, market)
+        searched = replace(query, q=completed, prefix=False)
+        page = _food_page(searched, market, depth, position)
+        if completed != query.q:
+            return replace(page, corrected_q=completed, synonyms=used)
+        return replace(page, synonyms=used)
+    except problems.InvalidParameter as error:
+        if not query.q:
+            raise
+        page, past_end = None, error
+    if query.q and (page is None or page.total < FALLBACK_BELOW):
+        checkpoint()
+        fixed = spelling.correct(query.q, market)
+        if fixed is not None:
+            # Counted up to one more than the query typed finds (often none: one row).
+            found = 0 if page is None or page.total == 0 else _whole_words(query.q, query, market)
+            if _whole_words(fixed, query, market, cap=found + 1) > found:
+                alternative = _food_page(replace(query, q=fixed), market, depth, position)
+                return replace(alternative, corrected_q=fixed, synonyms=used)
+    if query.q and query.sort.key == "relevance":
+        checkpoint()
+        first = page.rows[0] if page is not None and page.offset == 0 and page.rows else None
+        relaxed = matching.relaxed(
+            query.q,
+            lambda q: first if q == query.q and first else _first_key(query, q, market),
+            lambda terms: spelling.foods_holding(terms, market),
+            lambda terms: matching.foods_about(terms, market),
+            lambda terms: matching.words_found(terms, market),
+        )
+        if relaxed is not None:
+            alternative = _food_page(replace(query, q=relaxed), market, depth, position)
+            return replace(alternative, corrected_q=relaxed, synonyms=used)
+    if page is None:
+        raise past_end
+    return replace(page, synonyms=used) if used else page
+
+
+# A search whose matches below the phrase index (catalogue.search.matching: relevance 1 and 0,
+# ranked by an expression over every such row) are more than this is not ranked over
+# all of them: its last word is a prefix held by too many foods (``che``: 30,813, ``orga``:
+# 18,088; 2 us a row, 90-360 ms, issue 36.1), and is searched completed instead
+# (``_completed``). Counting up to the cap reads at most that many rows (1-10 ms).
+TAIL_RANK_CAP = 1_000
+
+
+class _TooBroad(Exception):
+    """Raised by ``_ranked`` when its matches pass ``TAIL_RANK_CAP`` with the last word
+    of q as a prefix; ``food_search`` and ``_top_keys`` search again with it completed."""
+
+
+def _completed(q: str, market: str | None) -> str:
+    """``q`` with its last word completed as ``/v1/suggest`` completes it first (the
+    market's best word starting with it, the word itself included, after the word
+    before it): ``che`` -> ``cheese``, ``chicken bre`` -> ``chicken breast``,
+    ``butter`` -> ``butter``; its words as typed when nothing completes it."""
+    terms = text.words(q)
+    found = suggest.food_suggest(q=q, market=market, limit=1)
+    return found[0].text if found else " ".join(terms)
+
+
+def _first_key(query: FoodQuery, q: str, market: str | None) -> dict[str, Any] | None:
+    """The sort key of the first food of the relevance-ranked search ``q`` (with
+    ``query``'s filters), or None when it matches nothing. Where the phrase index ranks
+    ``q``, only its rows are read: a first food below them (relevance under 2) is never
+    strong enough for ``matching.relaxed``, so None stands for it."""
+    searched = replace(query, q=q)
+    if _phrase_ranked(searched):
+        rows = matching.phrase_rows(q=q, market=market, after=None, offset=0, limit=1)
+        return rows[0] if rows else None
+    keys = _top_keys(searched, market, 1)
+    return keys[0] if keys else None
+
+
+def _whole_words(q: str, query: FoodQuery, market: str | None, *, cap: int | None = None) -> int:
+    """How many foods (up to ``cap``, default ``FALLBACK_BELOW``) of the search hold
+    every word of ``q`` as a whole word (the last one too, not only as a prefix)."""
+    queryset = matching.match(_filtered(query, market), q, prefix=False)
+    return queryset.order_by()[: cap or FALLBACK_BELOW].count()
+
+
+# Searches with fewer matches than this try a spelling correction: a misspelling
+# found in a few branded names ("mozarella": 5 foods) still yields to the common word
+# (catalogue.search.spelling decides per word; a query this rare costs one more look-up).
+FALLBACK_BELOW = 200
+
+
+def _food_page(
+    query: FoodQuery, market: str | None, depth: int | None, position: Position
+) -> FoodPage:
+    """``food_search`` without the spelling fallback."""
+    queryset = _filtered(query, market)
+    if query.q:
+        queryset = matching.match(queryset, query.q, prefix=query.prefix)
+    offset = position.offset
+    parameter = "cursor" if query.cursor else "page"
+    past_end = problems.InvalidParameter(parameter, "Past the end of the results.")
+    if depth is not None and offset >= depth and offset > 0:
+        if queryset.order_by()[depth : depth + 1].exists():
+            raise problems.ResultDepthExceeded()
+        raise past_end
+    limit = query.page_size if depth is None else min(query.page_size, depth - offset)
+    phrased = _phrase_ranked(query)
+    total = None
+    if phrased:
+        keys, total = _phrase_page(queryset, query, market, position, limit + 1)
+    else:
+        start = 0 if position.key is not None else offset
+        keys = _ranked(queryset, query, position.key, start, limit + 1)
+    rows = _widened(keys)
+    if offset > 0 and not rows:
+        raise past_end
+    cap = SEARCH_COUNT_CAP if query.q else COUNT_CAP
+    if total is not None:
+        pass  # counted while ranking the page
+    elif phrased and matching.phrase_count(q=query.q, market=market, cap=cap + 1) > cap:
+        total = cap + 1  # the phrase matches alone pass the cap
+    else:
+        total = queryset.order_by()[: cap + 1].count()
+    more = len(rows) > limit and (depth is None or offset + limit < depth)
+    rows = rows[:limit]
+    columns = ordering.columns_for(query.sort)
+    following = Position(offset + limit, ordering.key_of(rows[-1], columns)) if more else None
+    return FoodPage(
+        rows=rows,
+        offset=offset,
+        total=min(total, cap),
+        total_exact=total <= cap,
+        next=following,
+    )
+
+
+def _filtered(query: FoodQuery, market: str | None) -> QuerySet:
+    queryset = Food.objects.all()
+    if market:
+        queryset = queryset.filter(market_id=market)
+    if query.variant_of:
+        group = Food.objects.filter(public_id=query.variant_of)
+        if market:
+            group = group.filter(market_id=market)
+        key = group.values_list("variant_key", flat=True).first()
+        if key is None:
+            raise problems.InvalidParameter("variant_of", f"No food {query.variant_of!r}.")
+        queryset = queryset.filter(variant_key=key)
+    elif query.q:
+        # A search shows one food of each look-alike group (catalogue.search.variants).
+        queryset = queryset.filter(Q(variant_count__isnull=True) | Q(variant_count__gt=0))
+    if query.data_types:
+        queryset = queryset.filter(data_type__in=query.data_types)
+    if query.categories:
+        ids = dict(Category.objects.filter(slug__in=query.categories).values_list("slug", "id"))
+        unknown = sorted(set(query.categories) - set(ids))
+        if unknown:
+            raise problems.InvalidParameter("category", f"Unknown category {unknown[0]!r}.")
+        queryset = queryset.filter(category_id__in=ids.values())
+    if query.brand:
+        queryset = queryset.filter(brand_key__startswith=query.brand)
+    for bounds in query.ranges:
+        column = BY_SLUG[bounds.slug].column
+        if bounds.low is not None:
+            queryset = queryset.filter(**{f"{column}__gte": bounds.low})
+        if bounds.high is not None:
+            queryset = queryset.filter(**{f"{column}__lte": bounds.high})
+    return queryset
+
+
+def _phrase_ranked(query: FoodQuery) -> bool:
+    """Whether the phrase index ranks this search (catalogue.search.matching.phrase_rows): by
+    relevance, one or two words, on PostgreSQL, filtered by market only."""
+    return (
+        query.sort.key == "relevance"
+        and not query.has_filters
+        and matching.phrase_of(query.q) is not None
+    )
+
+
+def _ranked(
+    queryset: QuerySet,
+    query: FoodQuery,
+    after: tuple[Any, ...] | None,
+    start: int,
+    count: int,
+    *,
+    below_phrase: bool = False,
+    phrases: int = 0,
+) -> list[dict[str, Any]]:
+    """Sort keys (with ``id``) of ``count`` matches from ``start`` on, or from the row
+    after the key ``after``, ranked in the database on narrow tuples (id and sort keys
+    only). ``below_phrase``: only the matches of relevance < 2 (those the phrase index
+    does not hold), each row also carrying ``remaining``: how many of those the ranking
+    scan saw (after ``after`` if given; a window count, so no second scan counts them).
+    ``_TooBroad`` when the last word of q is a prefix and more than ``TAIL_RANK_CAP``
+    matches (beyond the ``phrases`` phrase matches, when ``below_phrase``) would be
+    ranked."""
+    if _bounded(query):
+        # Ranked on narrow tuples, but every match of the expression: bounded first.
+        beyond = phrases + TAIL_RANK_CAP
+        if queryset.order_by()[: beyond + 1].count() > beyond:
+            raise _TooBroad
+    columns = ordering.columns_for(query.sort)
+    if query.sort.key == "relevance":
+        queryset = matching.with_relevance(queryset, query.q)
+        if below_phrase:
+            queryset = queryset.filter(relevance__lt=matching.PHRASE_RELEVANCE)
+    if after is not None:
+        queryset = queryset.filter(ordering.after(columns, after))
+    queryset = queryset.order_by(*(column.order_by() for column in columns))
+    keys = queryset.values(*(column.name for column in columns))
+    if below_phrase:
+        keys = keys.annotate(remaining=Window(Count("id")))
+    return list(keys[start : start + count])
+
+
+def _bounded(query: FoodQuery) -> bool:
+    """Whether ``_ranked`` first bounds the matches it ranks (``TAIL_RANK_CAP``): a
+    search whose last word is searched as a prefix."""
+    return bool(query.q) and query.prefix and text.as_prefix(text.words(query.q), True)
+
+
+def _phrase_page(
+    queryset: QuerySet, query: FoodQuery, market: str | None, position: Position, count: int
+) -> tuple[list[dict[str, Any]], int | None]:
+    """``count`` sort keys from ``position`` of a phrase-ranked search, and the number
+    of matches when reading them told it (else None). The list is the phrase matches
+    (relevance 13..2, from the phrase index, in order) followed by the other matches
+    (relevance 1..0, ranked by ``_ranked``), which are only read when a page reaches
+    past the phrase matches."""
+    key = position.key
+    if key is not None and key[0] < matching.PHRASE_RELEVANCE:
+        # Counted only where _ranked's bound needs it (a prefix-searched last word).
+        phrases = (
+            matching.phrase_count(q=query.q, market=market, cap=None) if _bounded(query) else 0
+        )
+        tail = _ranked(queryset, query, key, 0, count, below_phrase=True, phrases=phrases)
+        return tail, position.offset + tail[0]["remaining"] if tail else None
+    start = 0 if key is not None else position.offset
+    head = matching.phrase_rows(q=query.q, market=market, after=key, offset=start, limit=count)
+    if len(head) == count:
+        return head, None
+    # The phrase matches end on this page: the others follow from their first.
+    rest, phrases = 0, position.offset + len(head)
+    if not head and key is None:  # the page starts past the phrase matches
+        phrases = matching.phrase_count(q=query.q, market=market, cap=None)
+        rest = start - phrases
+    tail = _ranked(
+        queryset, query, None, rest, count - len(head), below_phrase=True, phrases=phrases
+    )
+    if tail:
+        return head + tail, phrases + tail[0]["remaining"]
+    return head, phrases if rest == 0 else None  # no other matches: the phrases are all
+
+
+def _widened(keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of ``keys`` (in their order), each with ``summary``: the food's
+    pre-rendered summary bytes (catalogue/delivery/rendering.py), fetched for the page only,
+    never while ranking (bench/RESULTS.md)."""
+    found = rendering.summaries([key["id"] for key in keys])
+    return [key | {"summary": found[key["id"]]} for key in keys]
+
+
+def food_top_ids(
+    *, q: str, market: str | None, limit: int, data_types: tuple[str, ...] = ()
+) -> list[int]:
+    """Ids of the first ``limit`` foods of ``food_search``'s relevance-ranked list for
+    ``q`` in ``market`` (of ``data_types`` only, if given), in its order: its words
+    replaced by the market's synonyms and, when that matches nothing, corrected in the
+    market's vocabulary, as ``food_search`` does ("1 aubergine" finds the eggplant in
+    market US, a misspelt local name is corrected among its market's words). Only the
+    ranking is read: no count, no summaries, no relaxation of a long query (POST
+    /v1/analysis searches every line of a body this way, and drops words itself)."""
+    searched, _ = synonyms.rewrite(q, market)
+    query = FoodQuery(
+        q=searched, data_types=data_types, sort=Sort("relevance", False), page_size=limit
+    )
+    ids = _top_ids(query, market, limit)
+    if not ids:
+        fixed = spelling.correct(searched, market)
+        if fixed is not None:
+            ids = _top_ids(replace(query, q=fixed), market, limit)
+    return ids
+
+
+def _top_ids(query: FoodQuery, market: str | None, limit: int) -> list[int]:
+    return [key["id"] for key in _top_keys(query, market, limit)]
+
+
+def _top_keys(query: FoodQuery, market: str | None, limit: int) -> list[dict[str, Any]]:
+    queryset = matching.match(_filtered(query, market), query.q, prefix=query.prefix)
+    try:
+        if _phrase_ranked(query):
+            keys, _ = _phrase_page(queryset, query, market, Position(0), limit)
+        else:
+            keys = _ranked(queryset, query, None, 0, limit)
+    except _TooBroad:
+        return _top_keys(replace(query, q=_completed(query.q, market), prefix=False), market, limit)
+    return keys

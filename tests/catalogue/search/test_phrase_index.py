@@ -1,0 +1,131 @@
+"""The phrase index (PostgreSQL: catalogue_food_phrase, migration 0004) ranks one- and
+two-word searches exactly as ranking every match does, and follows every write.
+
+On SQLite every search ranks all matches, so these tests check the same behaviour there
+through the one path."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from catalogue.models import DataType, Food
+from catalogue.search import selectors
+from catalogue.search.paging import Position
+from catalogue.search.params import parse_food_query
+from catalogue.search.ranking import food_search_columns
+from tests.factories import FoodFactory, MarketFactory
+
+pytestmark = pytest.mark.django_db
+
+NAMES = [
+    "Butter", "Butter, salted", "Butter, whipped, with salt", "Peanut butter, smooth",
+    "Cookies, peanut butter", "Butterbur, raw", "Crackers, buttery", "Butter butter",
+    "Peanut butter", "Peanuts, butter roasted", "Apple butter", "Apple", "Apples, raw",
+    "Juice, apple", "Applesauce", "Pie, apple, with butter crust", "Oil, peanut",
+]  # fmt: skip
+QUERIES = ["butter", "peanut butter", "peanut", "apple", "apples", "butt", "pean", "with",
+           "butter peanut", "apple butter", "salted", "zzz"]  # fmt: skip
+
+
+@pytest.fixture
+def foods(db: None) -> None:
+    us, gb = MarketFactory(code="US"), MarketFactory(code="GB", name="United Kingdom")
+    for name in NAMES:
+        FoodFactory(name=name, market=us)
+    for name in ("Butter, British", "Peanut butter, crunchy"):
+        FoodFactory(name=name, market=gb)
+
+
+def ranked(q: str, *, market: str | None, page_size: int = 100, filtered: bool = False) -> list:
+    return walk(q, market=market, page_size=page_size, filtered=filtered)[0]
+
+
+def walk(q: str, *, market: str | None, page_size: int, filtered: bool = False) -> tuple:
+    """The names of every match of ``q``, page by page (following ``next``), and each
+    page's total. ``filtered`` adds a data_type filter that every food passes, which
+    makes the selector rank all matches (no phrase index)."""
+    params = {"q": [q], "page_size": [str(page_size)]}
+    if filtered:
+        params["data_type"] = [",".join(DataType.values)]
+    query = parse_food_query(params)
+    found, totals, position = [], [], Position(0)
+    while position is not None:
+        page = selectors.food_search(query=query, market=market, depth=None, position=position)
+        found += [json.loads(row["summary"])["name"] for row in page.rows]
+        totals.append((page.total, page.total_exact))
+        position = page.next
+    return found, totals
+
+
+@pytest.mark.parametrize("q", QUERIES)
+@pytest.mark.parametrize("market", ["US", None])
+def test_phrase_ranked_search_equals_ranking_every_match(foods, q, market):
+    expected = ranked(q, market=market, filtered=True)
+    assert ranked(q, market=market) == expected
+    assert ranked(q, market=market, page_size=2) == expected  # keyset pages across tiers
+
+
+@pytest.mark.parametrize("q", QUERIES)
+def test_every_page_of_a_phrase_ranked_search_counts_all_matches(foods, q):
+    names, totals = walk(q, market="US", page_size=2)
+    assert set(totals) == ({(len(names), True)} if names else {(0, True)})
+
+
+def test_phrase_ranked_order_follows_the_relevance_rules(foods):
+    found = ranked("butter", market="US")
+    # The name is about butter (its head), then starts with it, then holds it.
+    assert found[:4] == ["Butter", "Butter, salted", "Butter, whipped, with salt", "Butter butter"]
+    assert found.index("Peanut butter") < found.index("Butterbur, raw")
+    assert found.index("Butterbur, raw") < found.index("Crackers, buttery")
+
+
+def test_page_numbers_past_the_phrase_matches_reach_the_other_matches(foods):
+    query = parse_food_query({"q": ["butter"], "page_size": ["3"]})
+    whole = ranked("butter", market="US")
+    for offset in range(0, len(whole), 3):
+        page = selectors.food_search(
+            query=query, market="US", depth=None, position=Position(offset)
+        )
+        assert [json.loads(row["summary"])["name"] for row in page.rows] == whole[
+            offset : offset + 3
+        ]
+
+
+def test_renamed_food_is_found_by_its_new_name_only(db):
+    food = FoodFactory(name="Zucchini bread", market=MarketFactory(code="US"))
+    assert ranked("zucchini", market="US") == ["Zucchini bread"]
+    food.name = "Marrow loaf"
+    food.save()  # recomputes the search columns
+    assert ranked("zucchini", market="US") == []
+    assert ranked("marrow", market="US") == ["Marrow loaf"]
+    columns = food_search_columns(name="Squash loaf", data_type=food.data_type, headlines={})
+    Food.objects.filter(id=food.id).update(name="Squash loaf", **columns)
+    assert ranked("marrow loaf", market="US") == []
+    assert ranked("squash loaf", market="US") == ["Squash loaf"]
+
+
+def test_deleted_food_is_no_longer_found(db):
+    market = MarketFactory(code="US")
+    kept, gone = (
+        FoodFactory(name="Kale, raw", market=market),
+        FoodFactory(name="Kale", market=market),
+    )
+    gone.delete()
+    assert ranked("kale", market="US") == [kept.name]
+
+
+def test_bulk_created_foods_are_found(db):
+    market = MarketFactory(code="US")
+    Food.objects.bulk_create(
+        Food(public_id=f"sr28-{n}", source="sr28", source_id=str(n), name=f"Okra {n}",
+             search_name=f" okra {n} ", data_type="sr_legacy", market=market, content_hash="x")
+        for n in range(5)
+    )  # fmt: skip
+    assert ranked("okra", market="US") == [f"Okra {n}" for n in range(5)]
+
+
+def test_market_scopes_phrase_ranked_search(foods):
+    assert "Butter, British" not in ranked("butter", market="US")
+    assert ranked("butter", market="GB") == ["Butter, British", "Peanut butter, crunchy"]
