@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 
-from catalogue.analysis.api import MAX_LINE_LENGTH, MAX_LINES
+from catalogue.analysis.api import MAX_LINE_LENGTH, MAX_LINES, MAX_SERVINGS
 from catalogue.models import DataType
 from catalogue.nutrients import HEADLINES
 from catalogue.schema.reads import METERED_KINDS, METERED_NOTE
@@ -83,17 +83,31 @@ ANALYSIS = component(
     "Analysis",
     closed_object(
         {
-            "data": closed_object(
-                {
+            "data": {
+                "type": "object",
+                "required": ["ingredients", "totals"],
+                "additionalProperties": False,
+                "properties": {
                     "ingredients": {"type": "array", "items": _LINE},
                     "totals": closed_object(_NUTRIENTS, "Sums of the matched lines."),
-                }
-            ),
+                    "per_serving": closed_object(
+                        _NUTRIENTS,
+                        "Present when the body gave `servings`: the totals divided by it "
+                        "(null stays null).",
+                    ),
+                },
+            },
             "meta": closed_object(
                 {
                     "market": NULLABLE_STRING,
                     "lines": {"type": "integer", "minimum": 1},
                     "matched": {"type": "integer", "minimum": 0},
+                    "servings": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "nullable": True,
+                        "description": "The body's `servings`; null when it gave none.",
+                    },
                     "incomplete_nutrients": {
                         "type": "array",
                         "items": {"type": "string", "enum": list(_NUTRIENTS)},
@@ -112,12 +126,30 @@ REQUEST: dict[str, Any] = closed_object(
             "minItems": 1,
             "maxItems": MAX_LINES,
             "items": {"type": "string", "minLength": 1, "maxLength": MAX_LINE_LENGTH},
-        }
+        },
+        "servings": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_SERVINGS,
+            "description": "How many servings the lines make: adds `data.per_serving`.",
+        },
     }
+)
+REQUEST["required"] = ["ingredients"]
+MARKET = OpenApiParameter(
+    "market",
+    {"type": "string", "pattern": "^[A-Za-z]{2}$"},
+    OpenApiParameter.QUERY,
+    description="Paid tiers: match foods of this market only (`US` or `IN`); without it, "
+    "every market. Taster: its own market only (another is a 400).",
 )
 RULES = f"""
 One result per line, in order. Send 1 to {MAX_LINES} lines of at most {MAX_LINE_LENGTH}
 characters: `{{"ingredients": ["2 tbsp butter", "1 cup whole milk", "2 large eggs"]}}`.
+Add `"servings": N` (1 to {MAX_SERVINGS}) for `data.per_serving`, the totals divided by N.
+Foods come from the caller's market on the Taster tier; a paid tier matches foods of
+every market, or of one with `?market=IN` (an unknown market, or a Taster naming another
+market, is a 400 `invalid-parameter`).
 
 **How a line is read.** An amount: `2`, `0.5`, `1,5`, `1/2`, `1 1/2`, `1-1/2`, `½ ¼ ¾ ⅓ ⅔ ⅛`,
 `a`/`an`/`one`..`twelve`, `half`, `a dozen`, `one and a half`; a range (`2-3`, `2 to 3`)
@@ -176,12 +208,13 @@ def _analysis_create() -> Any:
         body=ANALYSIS,
         kinds=(
             problems.InvalidIngredients,
+            problems.InvalidParameter,
             problems.MalformedRequest,
             problems.UnsupportedMediaType,
             problems.MarketNotSelected,
             *METERED_KINDS,
         ),
-        parameters=ratelimit_headers(),
+        parameters=[MARKET, *ratelimit_headers()],
     )
 
 

@@ -269,6 +269,13 @@ def _slugs(values: dict[str, str], name: str) -> tuple[str, ...]:
 
 
 def _market(raw: str | None) -> str:
+    return market_parameter(raw)
+
+
+def market_parameter(raw: str | None) -> str:
+    """The ``market`` query parameter as a code (``in`` -> ``IN``), "" when absent, or
+    ``InvalidParameter`` naming it: the one reading of it for every endpoint that takes
+    it (``GET /v1/foods``, ``POST /v1/analysis``, issue 38.5)."""
     if raw is None:
         return ""
     if not _MARKET.fullmatch(raw.strip()):

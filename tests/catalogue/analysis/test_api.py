@@ -135,7 +135,7 @@ LONG = "x" * 201
         ({"ingredients": ["1 egg\x00"]}, "ingredients[0]"),
         ({"ingredients": ["1 egg\x85"]}, "ingredients[0]"),  # NEL, a C1 control
         ({"ingredients": ["1 egg", "2 tbsp \u202erettub"]}, "ingredients[1]"),
-        ({"ingredients": ["1 egg"], "servings": 2}, "servings"),
+        ({"ingredients": ["1 egg"], "portions": 2}, "portions"),  # servings is a member (38.6)
     ],
 )
 def test_each_bad_body_is_an_invalid_ingredients_problem(sr28_small, taster, body, field):
