@@ -60,8 +60,9 @@ _COUNT = (
     " drumstick wing link patty strip scoop spear ear cube wedge serving"
     " loaf roll tortilla cookie cracker muffin bagel biscuit pancake waffle"
     " envelope pouch box bag carton rib"
+    " tin pack bulb sheet drop handful knob rack stem"
 )
-_COUNT_PLURALS = {"leaves": "leaf", "loaves": "loaf", "boxes": "box", "pouches": "pouch"}
+_COUNT_PLURALS = {"leaves": "leaf", "loaves": "loaf"}
 
 
 def _table() -> dict[str, Unit]:
@@ -72,7 +73,9 @@ def _table() -> dict[str, Unit]:
                 table[spelling] = Unit(name, kind, size)  # type: ignore[arg-type]
     for word in _COUNT.split():
         if word not in table:
-            table[word] = table[word + "s"] = Unit(word, "count")
+            # "bunches", "boxes", "pouches" (issue 38.5: the table once spelled "bunchs")
+            plural = word + ("es" if word.endswith(("ch", "sh", "x", "s")) else "s")
+            table[word] = table[plural] = Unit(word, "count")
     for plural, word in _COUNT_PLURALS.items():
         table[plural] = Unit(word, "count")
     table["pieces"] = Unit("piece", "count")
@@ -90,3 +93,22 @@ UNITS_2: dict[tuple[str, str], Unit] = {
 CASED = {"T": UNITS["tbsp"], "t": UNITS["tsp"]}
 # Sizes that may stand before another count word ("1 large can"): the later word wins.
 SIZES = frozenset({"large", "medium", "small", "jumbo"})
+# Count words that hold a stated size ("2 28-ounce cans", "1 (400 g) tin"): a line
+# counting one of them with its size weighs count x size (issue 38.4).
+PACKAGES = frozenset(
+    [
+        "can",
+        "jar",
+        "envelope",
+        "packet",
+        "package",
+        "bottle",
+        "tin",
+        "carton",
+        "box",
+        "bag",
+        "pouch",
+        "container",
+        "pack",
+    ]
+)

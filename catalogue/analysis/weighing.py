@@ -7,6 +7,8 @@
   cup"); a food measured only in tbsp still weighs a cup (1 cup = 16 tbsp = 48 tsp =
   236.6 ml, catalogue.analysis.units);
 - a count word uses the food's measure of that word ("1 large", "1 slice", "1 clove");
+  a package word with a stated size ("2 28-ounce cans", ``ParsedLine.package``) weighs
+  count x size instead (issue 38.4);
 - no unit ("1 apple", "10 almonds") uses the food's own count measure: one named after
   the food by the line's words ("1 almond") or by the first part of its name ("1
   pepper" of "Peppers, jalapeno, raw" for "1 jalapeno"), else "1 medium", else a piece
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalogue.analysis.parser import PREPARATION, ParsedLine, parse_line
-from catalogue.analysis.units import Unit
+from catalogue.analysis.units import PACKAGES, Unit
 from catalogue.search import text
 
 _UNITLESS_SIZES = ("medium", "large", "small")
@@ -100,6 +102,8 @@ def weigh(
     if unit is None and line.quantity is None:
         return Weighing(None, reason="No amount: say how much, e.g. '1 cup' or '100 g'.")
     usable = measures(portions)
+    if unit is not None and line.package is not None and unit.name in PACKAGES:
+        return _packaged(line, usable, quantity)
     if unit is not None and unit.kind == "volume":
         chosen = _best([m for m in usable if m.unit and m.unit.kind == "volume"], line)
         if chosen is None:
@@ -117,6 +121,26 @@ def weigh(
     if chosen is None:
         return Weighing(None, reason="No count measure for this food; give a unit or grams.")
     return _weighed(quantity * chosen.grams / chosen.amount, chosen, line)
+
+
+def _packaged(line: ParsedLine, usable: list[Measure], quantity: float) -> Weighing:
+    """A count of packages of a stated size ("2 28-ounce cans") weighs count x size,
+    whatever the food's own "can" measure (issue 38.4): a mass size directly, a volume
+    size through the food's volume measure, as a volume line would."""
+    package, unit = line.package, line.unit
+    assert package is not None and unit is not None  # the caller checked
+    said = f"{quantity:g} {unit.name}{'' if quantity == 1 else 's'} of {package}"
+    if package.unit.kind == "mass":
+        grams = round(quantity * package.size, 1)
+        return Weighing(grams, portion=f"{said} = {grams:g} g")
+    chosen = _best([m for m in usable if m.unit and m.unit.kind == "volume"], line)
+    if chosen is None:
+        return Weighing(None, reason="No volume measure for this food; give grams.")
+    per_ml = chosen.grams / (chosen.amount * (chosen.unit.size or 1))  # type: ignore[union-attr]
+    grams = round(quantity * package.size * per_ml, 1)
+    return Weighing(
+        grams, portion=f"{said} = {grams:g} g ({chosen.description} = {chosen.grams:g} g)"
+    )
 
 
 def overweight(weighing: Weighing) -> str:
