@@ -8,7 +8,13 @@ line (catalogue.analysis.weighing) is the match; the next three are its
 ``alternatives``. FNDDS and most Foundation foods have no household measures: when the
 best food is one of them and no reference food of its kind adding one word more (nor,
 for the search, any adding one word more) can weigh the line, an SR28 food of its kind
-lends its measure (``_lent``), named in ``portion``.
+lends its measure (``_lent``), named in ``portion``. So does the SR28 food the table
+``catalogue/data/measure_lenders.csv`` gives as the same food under another name (an
+IFCT food of market IN: "Ghee" weighs as "Butter oil, anhydrous"; catalogue.analysis.
+lending, issue 38.1), first; the lender search looks among the SR28 foods whatever the
+market (they are market US's), and either lends only to a food the line names.
+Candidates are put in the order of meaning against the line's words as searched (after
+the market's synonyms: "toor dal" is "red gram dal", so "Red gram, dal" comes first).
 When every word together matches nothing, the search retries without the first word
 ("extra virgin olive oil" -> "virgin olive oil" -> "olive oil"), up to ``RETRIES`` times.
 
@@ -23,7 +29,8 @@ times each.
 Contracts: one result per line, in order; never raises for a line's content. Reads:
 one search per distinct food text (a line repeated costs nothing more), one query for
 every candidate's name, one for the measures and nutrients of those tried and of the
-SR28 candidates that may lend a measure; an SR28 search (and two reads) per distinct
+SR28 candidates that may lend a measure and of the table's lenders of the best
+foods (one query for both); an SR28 search (and two reads) per distinct
 food text only where no candidate can lend and no near food can weigh.
 """
 
@@ -35,15 +42,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection, connections
+from django.db.models import Q
 
+from catalogue.analysis import lending
 from catalogue.analysis.choosing import CUTS, by_meaning, meaning, same_kind, tier
 from catalogue.analysis.parser import ParsedLine, parse_line
 from catalogue.analysis.weighing import Weighing, overweight, weigh
 from catalogue.models import DataType, Food
 from catalogue.nutrients import HEADLINES
 from catalogue.routing import catalogue_read_alias
+from catalogue.search import text
 from catalogue.search.budget import checkpoint, read_budget
 from catalogue.search.selectors import food_top_ids
+from catalogue.search.synonyms import rewrite
 
 CANDIDATES = 50
 ALTERNATIVES = 3
@@ -57,7 +68,9 @@ WEIGHED = 20
 LENT_AFTER = 1
 NUTRIENT_KEYS = tuple(h.column for h in HEADLINES)
 _NAME_FIELDS = ("id", "public_id", "name", "data_type")
-_WEIGHT_FIELDS = ("id", "portions", *NUTRIENT_KEYS)
+_WEIGHT_FIELDS = ("id", "portions", "search_aliases", *NUTRIENT_KEYS)
+# The fields of a lender named by the table, read by public id.
+_LENDER_FIELDS = ("id", "public_id", "name", "data_type", "portions")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,10 +99,11 @@ def _analysis(lines: list[str], market: str | None) -> Analysis:
         if line.food and line.food not in found:
             found[line.food] = _candidates(line.food, market)
     names = food_rows({i for ids in found.values() for i in ids}, _NAME_FIELDS)
-    asked = {line.food: _asked(line) for line in parsed}
+    asked = {line.food: _asked(line, market) for line in parsed}
+    food = {line.food: rewrite(line.food, market)[0] for line in parsed if line.food}
     cut = {line.food for line in parsed if CUTS.intersection(line.preparation)}
     ordered = {
-        words: _by_meaning(ids, names, asked[words], cut=words in cut)
+        words: _by_meaning(ids, names, asked[words], cut=words in cut, food=food[words])
         for words, ids in found.items()
     }
     for words, ids in ordered.items():
@@ -98,11 +112,22 @@ def _analysis(lines: list[str], market: str | None) -> Analysis:
             # phrase ("ALL PURPOSE FLOUR") outrank "Wheat flour, white, all-purpose".
             more = [i for i in _candidates(words, market, REFERENCE) if i not in names]
             names |= food_rows(set(more), _NAME_FIELDS)
-            ordered[words] = _by_meaning(more + found[words], names, asked[words], cut=words in cut)
+            ordered[words] = _by_meaning(
+                more + found[words], names, asked[words], cut=words in cut, food=food[words]
+            )
     weighed = food_rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
     kin = {words: _kin(ids, names) for words, ids in ordered.items()}
-    weighed |= food_rows({i for ids in kin.values() for i in ids} - weighed.keys(), _WEIGHT_FIELDS)
-    searched = _Lenders(market, asked, cut)
+    # The table's lenders of each food text's best food, read with its kin: one query.
+    lent_ids = {
+        words: lending.lender_of(names[ids[0]]["public_id"])
+        for words, ids in ordered.items()
+        if ids
+    }
+    kin_ids = {i for ids in kin.values() for i in ids} - weighed.keys()
+    more = food_rows(kin_ids, _WEIGHT_FIELDS, public_ids={p for p in lent_ids.values() if p})
+    by_public_id = {row["public_id"]: row for row in more.values() if "public_id" in row}
+    weighed |= {i: row for i, row in more.items() if i in kin_ids}
+    searched = _Lenders(asked, cut)
     results = [
         line_result(
             text,
@@ -110,6 +135,8 @@ def _analysis(lines: list[str], market: str | None) -> Analysis:
             [names[i] | weighed.get(i, {}) for i in ordered.get(line.food, [])],
             [names[i] | weighed[i] for i in kin.get(line.food, []) if i in weighed],
             searched,
+            equivalent=by_public_id.get(lent_ids.get(line.food) or ""),
+            asked=asked.get(line.food),
         )
         for text, line in zip(lines, parsed, strict=True)
     ]
@@ -120,15 +147,17 @@ class _Lenders:
     """SR28 foods that may lend their measure to a reference food that has none, when
     no candidate of its kind can: the SR28 search of a line's words (retried without
     the first word, like any search), in the order of meaning, its ``WEIGHED`` best
-    read whole. One search per distinct food text, only for the lines that need it."""
+    read whole. One search per distinct food text, only for the lines that need it.
+    SR28 is market US's: searched among every market's foods (with market US's synonyms,
+    "brinjal" is eggplant there), whatever market the analysis runs in (issue 38.1)."""
 
-    def __init__(self, market: str | None, asked: dict[str, str], cut: set[str]) -> None:
-        self.market, self.asked, self.cut = market, asked, cut
+    def __init__(self, asked: dict[str, str], cut: set[str]) -> None:
+        self.asked, self.cut = asked, cut
         self.found: dict[str, list[dict[str, Any]]] = {}
 
     def __call__(self, words: str) -> list[dict[str, Any]]:
         if words not in self.found:
-            ids = _candidates(words, self.market, (DataType.SR_LEGACY,), retries=RETRIES)
+            ids = _candidates(words, None, (DataType.SR_LEGACY,), retries=RETRIES)
             names = food_rows(set(ids), _NAME_FIELDS)
             best = _by_meaning(ids, names, self.asked[words], cut=words in self.cut)[:WEIGHED]
             rows = food_rows(set(best), _WEIGHT_FIELDS)
@@ -153,23 +182,36 @@ def _kin(ids: list[int], names: dict[int, dict[str, Any]]) -> list[int]:
     ]
 
 
-def _asked(line: ParsedLine) -> str:
-    """What the line asks of a name: its food words, and its count word."""
+def _asked(line: ParsedLine, market: str | None = None) -> str:
+    """What the line asks of a name: its food words as searched in ``market`` (after its
+    synonyms: "toor dal" is "red gram dal" in market IN, issue 38.7), and its count
+    word."""
+    food = rewrite(line.food, market)[0] if line.food else line.food
     counted = line.unit is not None and line.unit.kind == "count"
-    return f"{line.food} {line.unit.name}" if counted else line.food  # type: ignore[union-attr]
+    return f"{food} {line.unit.name}" if counted else food  # type: ignore[union-attr]
 
 
-def food_rows(ids: set[int], fields: tuple[str, ...]) -> dict[int, dict[str, Any]]:
-    """``fields`` of the foods ``ids``, by id. On PostgreSQL one ``= ANY(array)`` query
-    where the catalogue is read: a few thousand ids (100 lines x 50 candidates) cost a
-    fifth of the ORM's ``IN`` list of as many parameters (bench/RESULTS.md)."""
-    if not ids:
+def food_rows(
+    ids: set[int], fields: tuple[str, ...], *, public_ids: set[str] | None = None
+) -> dict[int, dict[str, Any]]:
+    """``fields`` of the foods ``ids`` and of those whose public id is in ``public_ids``
+    (those rows hold ``_LENDER_FIELDS`` too), by id. On PostgreSQL one ``= ANY(array)``
+    query where the catalogue is read: a few thousand ids (100 lines x 50 candidates)
+    cost a fifth of the ORM's ``IN`` list of as many parameters (bench/RESULTS.md)."""
+    if public_ids:
+        fields = tuple(dict.fromkeys((*fields, *_LENDER_FIELDS)))
+    if not ids and not public_ids:
         return {}
     if connection.vendor != "postgresql":
-        return {row["id"]: row for row in Food.objects.filter(id__in=ids).values(*fields)}
+        found = Food.objects.filter(Q(id__in=ids) | Q(public_id__in=public_ids or ()))
+        return {row["id"]: row for row in found.values(*fields)}
     sql = f"SELECT {', '.join(fields)} FROM catalogue_food WHERE id = ANY(%s)"  # noqa: S608 (constant columns)
+    params: list[Any] = [sorted(ids)]
+    if public_ids:
+        sql += " OR public_id = ANY(%s)"
+        params.append(sorted(public_ids))
     with connections[catalogue_read_alias()].cursor() as cursor:
-        cursor.execute(sql, [sorted(ids)])
+        cursor.execute(sql, params)
         rows = [dict(zip(fields, row, strict=True)) for row in cursor.fetchall()]
     for row in rows:  # Django's psycopg setup hands json columns over as text
         if isinstance(row.get("portions"), str):
@@ -178,11 +220,29 @@ def food_rows(ids: set[int], fields: tuple[str, ...]) -> dict[int, dict[str, Any
 
 
 def _by_meaning(
-    ids: list[int], names: dict[int, dict[str, Any]], words: str, *, cut: bool = False
+    ids: list[int],
+    names: dict[int, dict[str, Any]],
+    words: str,
+    *,
+    cut: bool = False,
+    food: str | None = None,
 ) -> list[int]:
+    """``ids`` in the order of meaning (catalogue.analysis.choosing.by_meaning); among
+    foods that mean the line equally (the same tier, as many words unasked), the name
+    holding more of the line's food words (``food``, as searched; not its count word)
+    first: "toor dal", searched as "red gram dal", is "Red gram, dal" before "Red gram,
+    whole", whose usual-form word would put it first (issue 38.7)."""
     present = [i for i in ids if i in names]
     foods = [(names[i]["name"], names[i]["data_type"]) for i in present]
-    return [present[k] for k in by_meaning(foods, words, cut=cut)]
+    order = [present[k] for k in by_meaning(foods, words, cut=cut)]
+    wanted = {text.stem(word) for word in text.words(food or "")}
+
+    def key(i: int) -> tuple[int, int, int]:
+        name = names[i]["name"]
+        held = len(wanted & {text.stem(word) for word in text.words(name)})
+        return (*meaning(name, names[i]["data_type"], words, cut=cut), -held)
+
+    return sorted(order, key=key)
 
 
 def _candidates(
@@ -211,10 +271,15 @@ def line_result(
     candidates: list[dict[str, Any]],
     lenders: list[dict[str, Any]] | None = None,
     searched: Callable[[str], list[dict[str, Any]]] | None = None,
+    *,
+    equivalent: dict[str, Any] | None = None,
+    asked: str | None = None,
 ) -> dict[str, Any]:
     """The result object of one line (``text``, parsed as ``line``) among its
     ``candidates`` in the order of meaning; ``lenders`` and ``searched``: SR28 foods
-    that may lend a measure (``_lent``)."""
+    that may lend a measure (``_lent``); ``equivalent``: the SR28 food the table gives
+    as the first candidate's equivalent (catalogue.analysis.lending), tried first;
+    ``asked``: the line's words as searched (``_asked``)."""
     base: dict[str, Any] = {
         "text": text,
         "quantity": line.quantity,
@@ -228,7 +293,8 @@ def line_result(
         return base | _unmatched(f"No food found for {line.food!r}.")
     tried = candidates[:WEIGHED]
     first = tried[0]
-    asked, cut = _asked(line), bool(CUTS.intersection(line.preparation))
+    asked, cut = asked or _asked(line), bool(CUTS.intersection(line.preparation))
+    can_lend = bool(lenders or searched or equivalent)
     best = meaning(first["name"], first["data_type"], asked, cut=cut)
 
     def answer(food: dict[str, Any], weighing: Weighing) -> dict[str, Any]:
@@ -251,15 +317,31 @@ def line_result(
         rank = meaning(own[0]["name"], own[0]["data_type"], asked, cut=cut)
         near = rank <= (best[0], best[1] + LENT_AFTER)
         close = near and same_kind(first["name"], own[0]["name"])
-        if rank == best or close or best[0] > 0 or not (lenders or searched):
+        if rank == best or close or best[0] > 0 or not can_lend:
             return answer(*_same_food_fitting(*own, line, tried))
-    if best[0] == 0 and first["data_type"] != DataType.SR_LEGACY and (lenders or searched):
+    if (
+        best[0] == 0
+        and first["data_type"] != DataType.SR_LEGACY
+        and can_lend
+        and lending.names_food(
+            first["name"], first.get("search_aliases") or "", asked, equivalent=bool(equivalent)
+        )
+    ):
         # No reference food as good as the best one, nor one of its kind adding one
-        # word more, has a measure for the line: an SR28 food of the best one's kind
-        # (among the candidates; else, when no near food can weigh the line either,
-        # found by an SR28 search of the line's words) lends its own, said so in
-        # ``portion``.
-        lent = _lent(first, line, lenders or [])
+        # word more, has a measure for the line: the SR28 food the table gives as the
+        # same food, else an SR28 food of the best one's kind (among the candidates;
+        # else, when no near food can weigh the line either, found by an SR28 search
+        # of the line's words) lends its own, said so in ``portion``; only to a food
+        # the line names (lending.names_food).
+        if equivalent and any(c["id"] == equivalent["id"] for c in candidates):
+            # The same food with its own measure is a candidate (every market's foods):
+            # matched itself, the reference of the measure.
+            weighing = weigh(line, equivalent["portions"] or [], food_words=line.food,
+                             name=equivalent["name"])  # fmt: skip
+            if weighing.grams is not None:
+                return answer(equivalent, weighing)
+        lent = _lent(first, line, [equivalent], same=False) if equivalent else None
+        lent = lent or _lent(first, line, lenders or [])
         if lent is None and searched is not None and not near:
             lent = _lent(first, line, searched(line.food))
         if lent is not None:
@@ -270,11 +352,14 @@ def line_result(
     return base | _unmatched(reason or "", alternatives=[_ref(c) for c in others])
 
 
-def _lent(food: dict[str, Any], line: ParsedLine, lenders: list[dict[str, Any]]) -> Weighing | None:
+def _lent(
+    food: dict[str, Any], line: ParsedLine, lenders: list[dict[str, Any]], *, same: bool = True
+) -> Weighing | None:
     """The weighing of ``line`` by the first of ``lenders`` of the same kind as ``food``
-    that can weigh it, its ``portion`` naming the lender."""
+    (any of them when not ``same``: the table's equivalent) that can weigh it, its
+    ``portion`` naming the lender."""
     for lender in lenders:
-        if lender["id"] == food["id"] or not same_kind(food["name"], lender["name"]):
+        if lender["id"] == food["id"] or (same and not same_kind(food["name"], lender["name"])):
             continue
         weighing = weigh(line, lender["portions"] or [], food_words=line.food, name=lender["name"])
         if weighing.grams is not None:

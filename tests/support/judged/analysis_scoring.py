@@ -3,7 +3,9 @@
 A line scores a *food* hit when the matched food's name matches its pattern, a *grams*
 hit when its grams lie within ``GRAMS_TOLERANCE`` of the judged grams. Targets (issue
 26, full catalogue): at least 90% of each. The lines go through ``analysis_run`` in
-requests of at most 100 lines (market None: every market, as a paid tier sees them).
+requests of at most 100 lines, in ``market`` (None: every market, as a paid tier sees
+them; "IN" for tests/support/judged/analysis_set_india.py, as a Taster of market IN
+sees them, issue 38.7).
 """
 
 from __future__ import annotations
@@ -40,16 +42,33 @@ class Outcome:
         )
 
 
-def evaluate(lines: list[tuple[str, str, float]] | None = None) -> list[Outcome]:
-    """The outcome of every judged line (``LINES`` unless ``lines`` are given), in order."""
+def evaluate(
+    lines: list[tuple[str, str, float]] | None = None, *, market: str | None = None
+) -> list[Outcome]:
+    """The outcome of every judged line (``LINES`` unless ``lines`` are given), in order,
+    analysed among the foods of ``market`` (None: every market)."""
     judged = LINES if lines is None else lines
     out = []
     for start in range(0, len(judged), 100):
         chunk = judged[start : start + 100]
-        analysis = analysis_run(lines=[line for line, _, _ in chunk], market=None)
+        analysis = analysis_run(lines=[line for line, _, _ in chunk], market=market)
         for (line, pattern, grams), result in zip(chunk, analysis.lines, strict=True):
             food = result["food"]["name"] if result["food"] else None
             out.append(Outcome(line, pattern, grams, food, result["grams"], result.get("reason")))
+    return out
+
+
+def unguessed(lines: list[str], *, market: str | None) -> list[str]:
+    """One report line per line of ``lines`` (foods the market does not hold): "ok" when
+    it is unmatched, "MATCHED" with the food and grams when another food stood in."""
+    analysis = analysis_run(lines=lines, market=market)
+    out = []
+    for result in analysis.lines:
+        if result["food"] is None:
+            out.append(f"ok unmatched {result['text']!r}: {result.get('reason')}")
+        else:
+            food = result["food"]["name"]
+            out.append(f"MATCHED {result['text']!r}: {food!r} {result['grams']} g")
     return out
 
 
