@@ -39,8 +39,8 @@ _LINE = {
         "reason": {
             "type": "string",
             "description": "Unmatched lines only: why (no food named, none found, no "
-            "amount, no measure of the matched food for the unit, or a weight over the "
-            "100 kg one line may weigh).",
+            "amount, an amount that could not be read, no measure of the matched food for "
+            "the unit, or a weight over the 100 kg one line may weigh).",
         },
         "quantity": NULLABLE_NUMBER
         | {"description": "The amount as written, never bounded; null: no amount was written."},
@@ -180,12 +180,12 @@ of a jalapeno), else the medium one. A reference food without household measures
 and state, and `portion` names it: `1 tsp or 1 packet = 5 g (measure of Mustard,
 prepared, yellow)`.
 
-**Unmatched** lines (no food named, none found, no amount, no measure for the unit, or
-over 100 kg once converted to grams) carry a `reason`, never a guess, and never fail the
-request. Nutrients use the keys of a record's `nutrients_per_100g`;
-`meta.incomplete_nutrients` names those a matched food does not report. A body that is
-not this object, or a line holding a control or bidi control character (U+0085, U+202E,
-...), is a 400 `invalid-ingredients`.
+**Unmatched** lines (no food named, none found, no amount, an amount that could not be
+read, no measure for the unit, or over 100 kg once converted to grams) carry a `reason`,
+never a guess, and never fail the request. Nutrients use the keys of a record's
+`nutrients_per_100g`; `meta.incomplete_nutrients` names those a matched food does not
+report. A body that is not this object, or a line holding a control or bidi control
+character (U+0085, U+202E, ...), is a 400 `invalid-ingredients`.
 """
 
 

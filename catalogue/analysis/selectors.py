@@ -287,6 +287,8 @@ def line_result(
     }
     if line.low is not None:
         base["range"] = {"low": line.low, "high": line.high}  # quantity is their mean
+    if line.unreadable:  # a number the parser could not place: never a wrong amount
+        return base | _unmatched(line.unreadable)
     if not line.food:
         return base | _unmatched("No food named: write what was eaten, e.g. '1 cup milk'.")
     if not candidates:

@@ -109,3 +109,12 @@ def test_per_serving_keeps_nulls_and_rounds():
         "energy_kcal": 33.33,
         "fiber_g": None,
     }
+
+
+def test_a_line_whose_amount_cannot_be_read_says_so_instead_of_guessing(sr28_small, unthrottled):
+    # Issue 38.3: a number the parser cannot place is never read as some other amount.
+    answer = _analysed(unthrottled, {"ingredients": ["butter 2 3 x", "2 tbsp butter"]})
+    unreadable, readable = answer["data"]["ingredients"]
+    assert unreadable["status"] == "unmatched" and unreadable["grams"] is None
+    assert unreadable["reason"].startswith("The amount could not be read")
+    assert readable["status"] == "matched" and answer["meta"]["matched"] == 1
