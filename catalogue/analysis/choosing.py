@@ -20,13 +20,34 @@ so the search decides everything else.
 Reference foods come first, then branded ones, then FDC's lab records of single samples
 (sub-sample, agricultural acquisition: "Kiwi, Region 1, n/a, Yes, Fiber - NFY0100RH"),
 which no one means and which have no portions.
+
+The ingredient a line means (issue 38.4): a line naming no dish, product or other
+version means the plain, usual food, so among reference foods
+
+- a name qualifying the food by an animal the line did not ask for (``SPECIES``: "Bacon,
+  turkey", "Turkey sausage", "Egg, duck", "Bacon, meatless") ranks after every name that
+  does not (``QUALIFIED``); an animal standing alone as the name's first part is USDA's
+  category ("Pork, cured, bacon", "Beef, flank, steak"), an ordinary word;
+- a name holding a line's word only in what it is made with (after "with", "made",
+  "prepared": "Puddings, banana, ..., prepared with 2% milk", "Egg burrito, with bacon")
+  counts that word as one it adds: the food is another thing;
+- among equals, the name holding the line's words where it names its food (its first two
+  parts) comes before one holding them only further on ("Beef, steak" before "Pork,
+  fresh, shoulder, ..., blade (steaks)"), and one holding them before one lacking them;
+- so does a name of a form the line did not ask for (``FORMS``: baby, mini, from a
+  recipe), so a size word ("1 medium zucchini") weighs the grown-up food.
+
+These are rules over the words of names, not lists of rows: "the usual version" is the
+name no animal qualifier narrows, whatever the food.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from catalogue.analysis.parser import PARENS, STATES
+from catalogue.nutrients import HEADLINES
 from catalogue.search import text
 
 USUAL = frozenset(
@@ -42,7 +63,21 @@ USUAL = frozenset(
 
 
 # Words saying a name is a particular form of the food, counted anywhere in the name.
-FORMS = frozenset({"baby", "recipe", "homemade"})
+FORMS = frozenset({"baby", "mini", "miniature", "recipe", "homemade"})
+# Animals (and the absence of one) that qualify a food into another version of it:
+# "Bacon, turkey", "Sausage, Italian, turkey", "Egg, duck", "Bacon, meatless" (issue 38.4).
+SPECIES = frozenset(
+    {
+        "pork", "beef", "veal", "lamb", "mutton", "goat", "turkey", "chicken", "duck",
+        "goose", "quail", "bison", "buffalo", "venison", "elk", "rabbit", "ostrich", "emu",
+        "meatless", "vegetarian", "vegan",
+    }
+)  # fmt: skip
+# A name qualified by an unasked animal ranks after any name that is not: this many
+# unasked words (a rank, never "one word more" for the analysis's lending).
+QUALIFIED = 100
+# Words after which a name lists what the food is made with, not what it is.
+MADE_WITH = frozenset({"with", "made", "prepared", "containing"})
 # Words saying a name is the usual form, or the average of the usual ones.
 USUAL_FORM = frozenset(
     {"raw", "whole", "plain", "regular", "ripe", "fresh", "average", "commercial", "nfs"}
@@ -64,6 +99,69 @@ def unasked(name: str, asked: str, *, cut: bool = False) -> int:
     wanted = _stems(asked)
     extra, powders, _ = _name_words(name)
     return sum(1 for stem in extra + (powders if cut else ()) if stem not in wanted)
+
+
+def distance(name: str, asked: str, *, cut: bool = False) -> int:
+    """How far ``name`` lies from the food ``asked`` means (issue 38.4): its ``unasked``
+    words, plus each asked word it holds only in what it is made with (``MADE_WITH``:
+    "prepared with 2% milk" is a pudding), plus ``QUALIFIED`` when an unasked animal
+    qualifies it (``qualified``) or it is a form the line did not ask for (``FORMS``:
+    "Squash, zucchini, baby" for "1 medium zucchini")."""
+    wanted = _stems(asked)
+    _, own, made_with = _parts(name)
+    tail = sum(1 for stem in wanted if stem in made_with and stem not in own)
+    formed = any(stem in _FORM_STEMS and stem not in wanted for stem in _stems(name))
+    other = formed or qualified(name, asked)
+    return unasked(name, asked, cut=cut) + tail + QUALIFIED * other
+
+
+def qualified(name: str, asked: str) -> bool:
+    """Whether an animal the line did not ask for (``SPECIES``, compared on stems)
+    narrows ``name`` to another version of the food: anywhere but as the whole first
+    part, which is USDA's category ("Pork, cured, bacon" is bacon; "Bacon, turkey" and
+    "Turkey bacon" are not the bacon a plain line means)."""
+    wanted = _stems(asked)
+    category, _, _ = _parts(name)
+    return any(
+        stem in _SPECIES_STEMS and stem not in wanted and stem not in category
+        for stem in _stems(name)
+    )
+
+
+def placed(name: str, asked: str) -> int:
+    """How many words ``asked`` (but state words, which USDA names put last) ``name``
+    holds only after its first two parts, where a USDA name names its food; among
+    foods that mean a line equally and hold as many of its words, fewer first ("Beef,
+    steak, NFS" before "Pork, fresh, shoulder, (Boston butt), blade (steaks)")."""
+    head, everywhere = _placing(name)
+    return sum(1 for s in _stems(asked) if s in everywhere and s not in head)
+
+
+_SPECIES_STEMS = frozenset(text.stem(word) for word in SPECIES)
+_FORM_STEMS = frozenset(text.stem(word) for word in FORMS)
+
+
+@functools.lru_cache(maxsize=65536)
+def _parts(name: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """Stems of ``name``: its first part when that is one word (a category), the words
+    before the first ``MADE_WITH`` word, and those after it."""
+    first = text.words(PARENS.sub(" ", name).split(",")[0])
+    words = text.words(name)
+    cut = next((k for k, w in enumerate(words) if w in MADE_WITH), len(words))
+    category = frozenset(text.stem(w) for w in first) if len(first) == 1 else frozenset()
+    return (
+        category,
+        frozenset(text.stem(w) for w in words[:cut]),
+        frozenset(text.stem(w) for w in words[cut:]),
+    )
+
+
+@functools.lru_cache(maxsize=65536)
+def _placing(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    parts = name.split(",")
+    head = frozenset(text.stem(w) for w in text.words(",".join(parts[:2])))
+    later = frozenset(text.stem(w) for w in text.words(name) if w not in STATES)
+    return head, later
 
 
 @functools.lru_cache(maxsize=4096)
@@ -103,16 +201,44 @@ def by_meaning(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -
     """Indexes of ``foods`` (``(name, data_type)`` in the search's order): reference
     foods before branded ones (whose names are short product titles, "BAKING SODA",
     and whose one portion is a label's serving), then samples' records, each by
-    ``unasked`` then ``_usual``, stable."""
+    ``distance``, then ``placed``, then ``_usual``, stable."""
     return sorted(
         range(len(foods)),
-        key=lambda i: (*meaning(*foods[i], asked, cut=cut), _usual(foods[i][0])),
+        key=lambda i: (
+            *meaning(*foods[i], asked, cut=cut),
+            placed(foods[i][0], asked),
+            _usual(foods[i][0]),
+        ),
     )
 
 
 def meaning(name: str, data_type: str, asked: str, *, cut: bool = False) -> tuple[int, int]:
-    """How well a food means the line (lower first): its ``tier``, its ``unasked``."""
-    return tier(data_type), unasked(name, asked, cut=cut)
+    """How well a food means the line (lower first): its ``tier``, its ``distance``
+    (its ``unasked`` words, more for a food the line's words are only an ingredient of
+    or an animal the line did not ask narrows; issue 38.4)."""
+    return tier(data_type), distance(name, asked, cut=cut)
+
+
+def complete_first(foods: list[dict[str, Any]]) -> list[int]:
+    """Indexes of ``foods`` (rows with ``name`` and the headline nutrient columns, in the
+    order of meaning): of foods of the same name (several sources' records of one
+    food), those reporting every headline nutrient (catalogue.nutrients.HEADLINES:
+    energy, protein, fat, ...) first, the group where its first member stood; otherwise
+    stable (issue 38.4: "Blackberries, raw" of Foundation, without energy, after SR28's
+    record of the same name)."""
+    groups: dict[str, list[int]] = {}
+    for i, food in enumerate(foods):
+        groups.setdefault(food["name"].casefold(), []).append(i)
+
+    def missing(i: int) -> int:
+        return sum(1 for h in HEADLINES if h.column in foods[i] and foods[i][h.column] is None)
+
+    out: list[int] = []
+    for i, food in enumerate(foods):
+        group = groups.get(food["name"].casefold())
+        if group is not None and group[0] == i:
+            out.extend(sorted(group, key=missing))
+    return out
 
 
 def same_kind(name: str, other: str) -> bool:

@@ -343,7 +343,12 @@ def _widened(keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def food_top_ids(
-    *, q: str, market: str | None, limit: int, data_types: tuple[str, ...] = ()
+    *,
+    q: str,
+    market: str | None,
+    limit: int,
+    data_types: tuple[str, ...] = (),
+    known_words: bool = True,
 ) -> list[int]:
     """Ids of the first ``limit`` foods of ``food_search``'s relevance-ranked list for
     ``q`` in ``market`` (of ``data_types`` only, if given), in its order: its words
@@ -351,17 +356,40 @@ def food_top_ids(
     market's vocabulary, as ``food_search`` does ("1 aubergine" finds the eggplant in
     market US, a misspelt local name is corrected among its market's words). Only the
     ranking is read: no count, no summaries, no relaxation of a long query (POST
-    /v1/analysis searches every line of a body this way, and drops words itself)."""
+    /v1/analysis searches every line of a body this way, and drops words itself).
+
+    ``known_words`` (issue 38.4): a word some food of the market holds is never
+    corrected, and a correction is kept only when reference (non-branded) foods of the
+    market hold every word of it, so an ingredient is never spelt into a product
+    ("tatsoi" is not "tator", a word of one branded title); False corrects as
+    ``food_search`` does (GET /v1/foods never calls this function)."""
     searched, _ = synonyms.rewrite(q, market)
     query = FoodQuery(
         q=searched, data_types=data_types, sort=Sort("relevance", False), page_size=limit
     )
     ids = _top_ids(query, market, limit)
     if not ids:
-        fixed = spelling.correct(searched, market)
+        fixed = (_known_correction if known_words else spelling.correct)(searched, market)
         if fixed is not None:
             ids = _top_ids(replace(query, q=fixed), market, limit)
     return ids
+
+
+def _known_correction(q: str, market: str | None) -> str | None:
+    """``q`` with each word no food of ``market`` holds corrected (``spelling.correct``)
+    into words reference foods of it hold; None when no word changes."""
+    terms = text.words(q)
+    held = spelling.vocabulary_entries(terms, market)
+    out, changed = [], False
+    for term in terms:
+        fixed = None if term in held else spelling.correct(term, market)
+        if fixed is not None:
+            entries = spelling.vocabulary_entries(fixed.split(), market)
+            if not all(w in entries and entries[w].reference for w in fixed.split()):
+                fixed = None
+        out.append(fixed or term)
+        changed = changed or fixed is not None
+    return " ".join(out) if changed else None
 
 
 def _top_ids(query: FoodQuery, market: str | None, limit: int) -> list[int]:

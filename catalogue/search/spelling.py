@@ -201,6 +201,13 @@ def _counts(terms: list[str], market: str | None) -> dict[str, Word]:
     return {term: Word(term, *vocabulary[term]) for term in wanted if term in vocabulary}
 
 
+def vocabulary_entries(terms: list[str], market: str | None) -> dict[str, Word]:
+    """The vocabulary entries (how many foods, and reference foods, hold the word) of
+    those of ``terms`` some food of ``market`` (None: all markets) holds (issue 38.4:
+    the analysis corrects only words no food holds, into words reference foods hold)."""
+    return {term: word for term, word in _counts(terms, market).items() if word.foods > 0}
+
+
 def foods_holding(terms: list[str], market: str | None) -> dict[str, int]:
     """How many foods of ``market`` (None: all markets) hold each of ``terms`` (a
     ``words()`` word) as a word of a name or local name; 0 for a word none holds."""
