@@ -45,7 +45,14 @@ from django.db import connection, connections
 from django.db.models import Q
 
 from catalogue.analysis import lending
-from catalogue.analysis.choosing import CUTS, by_meaning, meaning, same_kind, tier
+from catalogue.analysis.choosing import (
+    CUTS,
+    by_meaning,
+    complete_first,
+    meaning,
+    same_kind,
+    tier,
+)
 from catalogue.analysis.parser import ParsedLine, parse_line
 from catalogue.analysis.weighing import Weighing, overweight, weigh
 from catalogue.models import DataType, Food
@@ -294,6 +301,8 @@ def line_result(
     if not candidates:
         return base | _unmatched(f"No food found for {line.food!r}.")
     tried = candidates[:WEIGHED]
+    # Of one food's records, those reporting every headline nutrient first (issue 38.4).
+    tried = [tried[k] for k in complete_first(tried)]
     first = tried[0]
     asked, cut = asked or _asked(line), bool(CUTS.intersection(line.preparation))
     can_lend = bool(lenders or searched or equivalent)

@@ -8,7 +8,8 @@ from rest_framework.test import APIClient
 
 from accounts.models import Account
 from catalogue.analysis.api import MAX_SERVINGS, per_serving
-from catalogue.analysis.selectors import NUTRIENT_KEYS
+from catalogue.analysis.parser import parse_line
+from catalogue.analysis.selectors import NUTRIENT_KEYS, line_result
 from keys.services import key_create
 from tests.factories import AccountFactory, FoodFactory, MarketFactory
 
@@ -118,3 +119,27 @@ def test_a_line_whose_amount_cannot_be_read_says_so_instead_of_guessing(sr28_sma
     assert unreadable["status"] == "unmatched" and unreadable["grams"] is None
     assert unreadable["reason"].startswith("The amount could not be read")
     assert readable["status"] == "matched" and answer["meta"]["matched"] == 1
+
+
+def _record(pk: int, data_type: str, energy: float | None) -> dict:
+    """A candidate row as the analysis reads it: one food's record from one source."""
+    row = dict.fromkeys(NUTRIENT_KEYS, 1.0) | {"energy_kcal": energy}
+    return row | {
+        "id": pk,
+        "public_id": f"t-{pk}",
+        "name": "Blackberries, raw",
+        "data_type": data_type,
+        "portions": [{"description": "1 cup", "gram_weight": 144.0}],
+        "search_aliases": [],
+    }
+
+
+def test_of_one_foods_records_the_one_reporting_energy_is_matched():
+    # Issue 38.4: FDC's Foundation record of "Blackberries, raw" reports no energy; the
+    # SR28 record of the same name does. Whatever order the search gave them in, the line
+    # is weighed and counted with the one whose energy is known.
+    without, with_energy = _record(1, "foundation", None), _record(2, "sr_legacy", 43.0)
+    result = line_result(
+        "1 cup blackberries", parse_line("1 cup blackberries"), [without, with_energy]
+    )
+    assert result["food"]["id"] == "t-2" and result["nutrients"]["energy_kcal"] == 61.92
