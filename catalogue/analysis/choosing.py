@@ -221,21 +221,27 @@ def meaning(name: str, data_type: str, asked: str, *, cut: bool = False) -> tupl
 
 def complete_first(foods: list[dict[str, Any]]) -> list[int]:
     """Indexes of ``foods`` (rows with ``name`` and the headline nutrient columns, in the
-    order of meaning): of foods of the same name (several sources' records of one
-    food), those reporting every headline nutrient (catalogue.nutrients.HEADLINES:
+    order of meaning): of foods of the same name and tier (several sources' records of
+    one food), those reporting every headline nutrient (catalogue.nutrients.HEADLINES:
     energy, protein, fat, ...) first, the group where its first member stood; otherwise
     stable (issue 38.4: "Blackberries, raw" of Foundation, without energy, after SR28's
     record of the same name)."""
-    groups: dict[str, list[int]] = {}
+
+    # Equals: the same name and the same tier (a branded "OLIVE OIL" is never moved
+    # before FNDDS's "Olive oil" for reporting more nutrients).
+    def key(food: dict[str, Any]) -> tuple[str, int]:
+        return food["name"].casefold(), tier(food.get("data_type", ""))
+
+    groups: dict[tuple[str, int], list[int]] = {}
     for i, food in enumerate(foods):
-        groups.setdefault(food["name"].casefold(), []).append(i)
+        groups.setdefault(key(food), []).append(i)
 
     def missing(i: int) -> int:
         return sum(1 for h in HEADLINES if h.column in foods[i] and foods[i][h.column] is None)
 
     out: list[int] = []
     for i, food in enumerate(foods):
-        group = groups.get(food["name"].casefold())
+        group = groups.get(key(food))
         if group is not None and group[0] == i:
             out.extend(sorted(group, key=missing))
     return out

@@ -143,3 +143,12 @@ def test_of_one_foods_records_the_one_reporting_energy_is_matched():
         "1 cup blackberries", parse_line("1 cup blackberries"), [without, with_energy]
     )
     assert result["food"]["id"] == "t-2" and result["nutrients"]["energy_kcal"] == 61.92
+
+
+def test_a_branded_record_reporting_more_is_not_taken_for_the_reference_one():
+    # FNDDS "Olive oil" missing a headline nutrient stays before a branded "OLIVE OIL"
+    # reporting them all: complete_first orders equals only (same name, same tier).
+    survey = _record(1, "survey", None) | {"name": "Olive oil"}
+    branded = _record(2, "branded", 884.0) | {"name": "OLIVE OIL"}
+    result = line_result("1 cup olive oil", parse_line("1 cup olive oil"), [survey, branded])
+    assert result["food"]["id"] == "t-1"
