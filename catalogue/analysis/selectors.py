@@ -44,7 +44,7 @@ from typing import Any
 from django.db import connection, connections
 from django.db.models import Q
 
-from catalogue.analysis import lending
+from catalogue.analysis import dishes, lending, sentences
 from catalogue.analysis.choosing import (
     CUTS,
     by_meaning,
@@ -97,6 +97,16 @@ def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
     past it)."""
     with read_budget("analysis"):
         return _analysis(lines, market)
+
+
+def sentence_run(*, found: list[sentences.Piece], market: str | None) -> tuple[list[str], Analysis]:
+    """The items of a sentence's pieces ``found`` (catalogue.analysis.sentences: a soft
+    cut joining a dish of ``market`` joined back, one query for every cut, issue 39.3)
+    and their analysis as lines, under one analysis's time budget."""
+    with read_budget("analysis"):
+        joined = dishes.named(sentences.joins(found, market), market)
+        items = sentences.items(found, joined)
+        return items, _analysis(items, market)
 
 
 def _analysis(lines: list[str], market: str | None) -> Analysis:

@@ -52,6 +52,12 @@ _VOLUME = {
     "gallon": (ML_PER_CUP * 16, "gal gals gallon gallons"),
     "pinch": (ML_PER_CUP / 48 / 16, "pinch pinches"),
     "dash": (ML_PER_CUP / 48 / 8, "dash dashes"),
+    # What a diary's "a glass of milk", "a mug of tea", "a bowl of oatmeal" hold (issue
+    # 39.3): one cup, the FDA's reference amount customarily consumed (21 CFR 101.12) of
+    # milk (240 ml), of soup and of hot cereal (1 cup). Echoed as the word written.
+    "glass": (ML_PER_CUP, "glass glasses"),
+    "mug": (ML_PER_CUP, "mug mugs"),
+    "bowl": (ML_PER_CUP, "bowl bowls"),
 }
 # Count words: the singular is the canonical name; SR28 measures say "1 large", "1 slice".
 _COUNT = (
