@@ -8,6 +8,13 @@ what SR28's household measures give for the line on the SR28 food meant (WEIGHT.
 a count word without a size is the medium one, a US recipe's egg the large one).
 Written from recipes and diaries, not from the service's output; grow it where
 bench/scripts/analysis_quality.py prints a miss a person would call wrong.
+
+Widened on 2026-11-28 (issue 38): six patterns named SR28's record only, where FNDDS
+names the same food as bought in its own words ("Butter, stick, unsalted", "Cream
+cheese, regular, plain", "Mustard", "Ground turkey, raw", "Noodles, egg, enriched,
+cooked"; "Spinach, baby" for a line that says baby). Not widened where FNDDS's record
+is another state than the line's (its "Shrimp, NFS", "Pork, tenderloin" and "Italian
+sausage" are cooked; a recipe's are raw): those stay misses.
 """
 
 from __future__ import annotations
@@ -136,18 +143,18 @@ GROWN: list[tuple[str, str, float]] = [
     ("2 tbsp sour cream", r"cream, sour", 24),
     ("1/2 cup sour cream", r"cream, sour", 115),
     ("1 cup heavy whipping cream", r"cream, fluid, heavy whipping", 238),
-    ("3 tbsp unsalted butter, melted", r"butter, without salt", 42.6),
+    ("3 tbsp unsalted butter, melted", r"butter, (without salt|stick, unsalted)", 42.6),
     ("1 tbsp butter", r"butter, (salted|without salt)", 14.2),
     ("1 egg yolk", r"egg, yolk, raw", 17),
     ("2 egg whites", r"egg, white, raw", 66),
     ("1/2 cup ricotta cheese", r"cheese, ricotta", 124),
-    ("4 oz cream cheese, softened", r"cheese, cream", 113.4),
+    ("4 oz cream cheese, softened", r"(cheese, cream|cream cheese, regular, plain)", 113.4),
     ("1 slice swiss cheese", r"cheese, swiss", 28),
     ("1 cup milk", r"milk, (whole|reduced fat|lowfat|low fat|nonfat|fat free|fluid)", 244),
     ("1 cup chicken stock", r"soup, (stock, chicken|chicken broth)", 240),
     ("2 tbsp tomato paste", r"tomato products, canned, paste", 32),
     ("1 cup tomato sauce", r"tomato products, canned, sauce", 245),
-    ("1 tsp mustard", r"mustard, prepared", 5),
+    ("1 tsp mustard", r"mustard(, prepared|$)", 5),
     ("1 tbsp red wine vinegar", r"vinegar, red wine", 14.9),
     ("2 tbsp balsamic vinegar", r"vinegar, balsamic", 32),
     ("1 tbsp apple cider vinegar", r"vinegar, cider", 14.9),
@@ -174,7 +181,7 @@ GROWN: list[tuple[str, str, float]] = [
     ("3 garlic cloves", r"garlic, raw", 9),
     ("1 green bell pepper", r"peppers, sweet, green, raw", 119),
     ("1 jalapeno", r"peppers, jalapeno, raw", 14),
-    ("2 cups baby spinach", r"spinach, raw", 60),
+    ("2 cups baby spinach", r"spinach, (baby|raw)", 60),
     ("1 cup broccoli florets", r"broccoli, raw", 91),
     ("1 cup frozen corn", r"corn, sweet, yellow, frozen", 136),
     ("1 cup mashed potatoes", r"potatoes, mashed", 210),
@@ -197,7 +204,7 @@ GROWN: list[tuple[str, str, float]] = [
     ("1 english muffin", r"english muffins, plain", 57),
     ("1 bagel", r"bagels, plain", 105),
     ("1 lb pork tenderloin", r"pork, fresh, loin, tenderloin", 453.6),
-    ("1/2 lb ground turkey", r"turkey, ground", 226.8),
+    ("1/2 lb ground turkey", r"(turkey, ground|ground turkey, raw)", 226.8),
     ("1 pound shrimp, peeled and deveined", r"crustaceans, shrimp", 453.6),
     ("200 g salmon fillet", r"fish, salmon", 200),
     ("1 cup apple juice", r"apple juice", 248),
@@ -213,7 +220,7 @@ GROWN: list[tuple[str, str, float]] = [
     ("4 green onions, chopped", r"onions, (spring or scallions|green)", 60),
     ("1 ripe mango, peeled and diced", r"mangos?, raw", 336),
     ("1 mango, diced", r"mangos?, raw", 336),
-    ("2 cups cooked egg noodles", r"noodles, egg, cooked", 320),
+    ("2 cups cooked egg noodles", r"noodles, egg, (enriched, )?cooked", 320),
     ("8 oz egg noodles", r"noodles, egg", 226.8),
     ("1 cup cooked rice noodles", r"rice noodles, cooked", 176),
     ("2 oz dry pasta", r"pasta, dry", 56.7),
