@@ -1,4 +1,6 @@
-"""``POST /v1/analysis`` (issue 26): ingredient lines in, foods, grams and nutrients out.
+"""``POST /v1/analysis`` (issue 26): ingredient lines in, foods, grams and nutrients out;
+or a meal in one sentence (``{"text": ...}``, issue 39.3), cut into its items
+(catalogue.analysis.sentences) and analysed as lines.
 
 A read with a body: metered once per call like any read (``metered_methods``), scoped
 like the foods endpoints (a Taster needs its market and sees only its foods; a paid
@@ -18,7 +20,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from catalogue import policies
-from catalogue.analysis.selectors import analysis_run
+from catalogue.analysis.selectors import analysis_run, sentence_run
+from catalogue.analysis.sentences import MAX_TEXT_LENGTH, Piece, pieces
 from catalogue.api import CatalogueReadView
 from catalogue.search.params import market_parameter
 from core import problems
@@ -32,10 +35,13 @@ QUERY_PARAMETERS = frozenset({"market"})
 
 @dataclass(frozen=True, slots=True)
 class AnalysisRequest:
-    """A checked body: its ``lines`` and the ``servings`` they make (None: not said)."""
+    """A checked body: its ``lines`` and the ``servings`` they make (None: not said);
+    with ``{"text": ...}`` (issue 39.3), ``lines`` is empty and ``found`` holds the
+    text's pieces (never empty)."""
 
     lines: list[str]
     servings: int | None = None
+    found: list[Piece] | None = None
 
 
 def analysis_request(body: Any) -> AnalysisRequest:
@@ -49,8 +55,17 @@ def analysis_request(body: Any) -> AnalysisRequest:
     whole = isinstance(servings, int) and not isinstance(servings, bool)
     if said and not (whole and 1 <= servings <= MAX_SERVINGS):  # type: ignore[operator]
         errors["servings"] = f"Must be a whole number from 1 to {MAX_SERVINGS}."
+    found = None
+    if not errors and "text" in body:
+        found = pieces(body["text"])
+        if not found:
+            errors["text"] = "Must name at least one food."
+        elif len(found) > MAX_LINES:
+            errors["text"] = f"Must name at most {MAX_LINES} items."
     if errors:
         raise problems.InvalidIngredients(dict(list(errors.items())[:10]))
+    if found is not None:
+        return AnalysisRequest([], servings, found)
     return AnalysisRequest(body["ingredients"], servings)
 
 
@@ -72,11 +87,18 @@ def _body_errors(body: Any) -> dict[str, str]:
     errors = {
         str(name)[:40]: "Unknown member."
         for name in body
-        if name not in ("ingredients", "servings")
+        if name not in ("ingredients", "text", "servings")
     }
     lines = body.get("ingredients")
+    if "text" in body and "ingredients" in body:
+        errors["text"] = errors["ingredients"] = "Send either ingredients or text, not both."
+        return errors
+    if "text" in body:
+        if problem := _text_problem(body["text"]):
+            errors["text"] = problem
+        return errors
     if "ingredients" not in body:
-        errors["ingredients"] = "This member is required."
+        errors["ingredients"] = "This member is required (or text)."
     elif not isinstance(lines, list):
         errors["ingredients"] = "Must be a list of strings."
     elif not 1 <= len(lines) <= MAX_LINES:
@@ -89,11 +111,22 @@ def _body_errors(body: Any) -> dict[str, str]:
     return errors
 
 
-def _line_problem(line: Any) -> str:
+def _text_problem(sentence: Any) -> str:
+    """What is wrong with a body's ``text`` (issue 39.3): the checks of a line, with its
+    own length bound; tab, line feed and carriage return are the only control characters
+    allowed (a diary's text may hold several lines)."""
+    if isinstance(sentence, str) and len(sentence) <= MAX_TEXT_LENGTH and sentence.strip():
+        if refusal := character_refusal(sentence, spacing=True):
+            return refusal
+        sentence = " ".join(sentence.split())
+    return _line_problem(sentence, MAX_TEXT_LENGTH)
+
+
+def _line_problem(line: Any, longest: int = MAX_LINE_LENGTH) -> str:
     if not isinstance(line, str):
         return "Must be a string."
-    if len(line) > MAX_LINE_LENGTH:
-        return f"Must be at most {MAX_LINE_LENGTH} characters."
+    if len(line) > longest:
+        return f"Must be at most {longest} characters."
     if not line.strip():
         return "Must not be blank."
     if refusal := character_refusal(line):  # C0, C1 (U+0085) and bidi controls
@@ -124,7 +157,9 @@ def per_serving(totals: dict[str, float | None], servings: int) -> dict[str, flo
 class AnalysisView(CatalogueReadView):
     """``POST /v1/analysis[?market=CC]``: ``{"ingredients": ["2 tbsp butter", ...],
     "servings": N}`` -> one result per line, in order, the totals and, with ``servings``,
-    the totals per serving (docs/catalogue.md, "Analysing a meal")."""
+    the totals per serving (docs/catalogue.md, "Analysing a meal"); ``{"text": "2 eggs
+    and toast"}`` -> the same for the items of the sentence, ``meta.items`` their count
+    (issue 39.3). One unit of the meter either way."""
 
     metered_methods = frozenset({"POST"})
     max_body_bytes = settings.API_MAX_ANALYSIS_BODY_BYTES
@@ -133,21 +168,25 @@ class AnalysisView(CatalogueReadView):
         requested = requested_market(dict(request.query_params.lists()))
         market = policies.foods_market(principal=request.auth, requested=requested)
         asked = analysis_request(request.data)
-        analysis = analysis_run(lines=asked.lines, market=market)
+        items: list[str] | None = None
+        if asked.found is not None:
+            items, analysis = sentence_run(found=asked.found, market=market)
+        else:
+            analysis = analysis_run(lines=asked.lines, market=market)
         matched = sum(1 for line in analysis.lines if line["status"] == "matched")
         data: dict[str, Any] = {"ingredients": analysis.lines, "totals": analysis.totals}
         if asked.servings is not None:
             data["per_serving"] = per_serving(analysis.totals, asked.servings)
+        meta: dict[str, Any] = {
+            "market": market,
+            "lines": len(analysis.lines),
+            "matched": matched,
+            "servings": asked.servings,
+            "incomplete_nutrients": analysis.incomplete,
+        }
+        if items is not None:
+            meta["items"] = len(items)
         return Response(
-            {
-                "data": data,
-                "meta": {
-                    "market": market,
-                    "lines": len(analysis.lines),
-                    "matched": matched,
-                    "servings": asked.servings,
-                    "incomplete_nutrients": analysis.incomplete,
-                },
-            },
+            {"data": data, "meta": meta},
             headers={"Cache-Control": "no-store"},
         )

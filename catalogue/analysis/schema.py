@@ -10,6 +10,7 @@ from typing import Any
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 
 from catalogue.analysis.api import MAX_LINE_LENGTH, MAX_LINES, MAX_SERVINGS
+from catalogue.analysis.sentences import MAX_TEXT_LENGTH
 from catalogue.models import DataType
 from catalogue.nutrients import HEADLINES
 from catalogue.schema.reads import METERED_KINDS, METERED_NOTE
@@ -34,7 +35,10 @@ _LINE = {
     ],
     "additionalProperties": False,
     "properties": {
-        "text": {"type": "string", "description": "The line as sent."},
+        "text": {
+            "type": "string",
+            "description": "The line as sent; with `text`, the item's words as split.",
+        },
         "status": {"type": "string", "enum": ["matched", "unmatched"]},
         "reason": {
             "type": "string",
@@ -79,6 +83,33 @@ _LINE = {
         },
     },
 }
+_META: dict[str, Any] = closed_object(
+    {
+        "market": NULLABLE_STRING,
+        "lines": {"type": "integer", "minimum": 1},
+        "matched": {"type": "integer", "minimum": 0},
+        "servings": {
+            "type": "integer",
+            "minimum": 1,
+            "nullable": True,
+            "description": "The body's `servings`; null when it gave none.",
+        },
+        "incomplete_nutrients": {
+            "type": "array",
+            "items": {"type": "string", "enum": list(_NUTRIENTS)},
+            "description": "Nutrients some matched food does not report: "
+            "their totals leave those lines out.",
+        },
+        "items": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_LINES,
+            "description": "Present when the body gave `text`: how many items it was split "
+            "into (issue 39.3).",
+        },
+    }
+)
+_META["required"] = [name for name in _META["required"] if name != "items"]
 ANALYSIS = component(
     "Analysis",
     closed_object(
@@ -97,29 +128,17 @@ ANALYSIS = component(
                     ),
                 },
             },
-            "meta": closed_object(
-                {
-                    "market": NULLABLE_STRING,
-                    "lines": {"type": "integer", "minimum": 1},
-                    "matched": {"type": "integer", "minimum": 0},
-                    "servings": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "nullable": True,
-                        "description": "The body's `servings`; null when it gave none.",
-                    },
-                    "incomplete_nutrients": {
-                        "type": "array",
-                        "items": {"type": "string", "enum": list(_NUTRIENTS)},
-                        "description": "Nutrients some matched food does not report: "
-                        "their totals leave those lines out.",
-                    },
-                }
-            ),
+            "meta": _META,
         }
     ),
 )
-REQUEST: dict[str, Any] = closed_object(
+_SERVINGS = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": MAX_SERVINGS,
+    "description": "How many servings the lines make: adds `data.per_serving`.",
+}
+_LINES_REQUEST: dict[str, Any] = closed_object(
     {
         "ingredients": {
             "type": "array",
@@ -127,15 +146,25 @@ REQUEST: dict[str, Any] = closed_object(
             "maxItems": MAX_LINES,
             "items": {"type": "string", "minLength": 1, "maxLength": MAX_LINE_LENGTH},
         },
-        "servings": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_SERVINGS,
-            "description": "How many servings the lines make: adds `data.per_serving`.",
-        },
+        "servings": _SERVINGS,
     }
 )
-REQUEST["required"] = ["ingredients"]
+_LINES_REQUEST["required"] = ["ingredients"]
+_TEXT_REQUEST: dict[str, Any] = closed_object(
+    {
+        "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_TEXT_LENGTH,
+            "description": "A meal in one sentence, as typed in a food diary: "
+            '"2 eggs and a slice of toast with butter" (issue 39.3).',
+        },
+        "servings": _SERVINGS,
+    }
+)
+_TEXT_REQUEST["required"] = ["text"]
+# Exactly one of the two forms: each is closed, so a body with both matches neither.
+REQUEST: dict[str, Any] = {"oneOf": [_LINES_REQUEST, _TEXT_REQUEST]}
 MARKET = OpenApiParameter(
     "market",
     {"type": "string", "pattern": "^[A-Za-z]{2}$"},
@@ -186,6 +215,18 @@ never a guess, and never fail the request. Nutrients use the keys of a record's
 `nutrients_per_100g`; `meta.incomplete_nutrients` names those a matched food does not
 report. A body that is not this object, or a line holding a control or bidi control
 character (U+0085, U+202E, ...), is a 400 `invalid-ingredients`.
+
+**A meal in one sentence.** Send `{{"text": "2 eggs and a slice of toast with butter"}}`
+(at most {MAX_TEXT_LENGTH} characters, new lines allowed; `servings` too) instead of
+`ingredients`, never both: the text is split into items, each analysed as a line
+(`text`: the item's words). Commas, semicolons, full stops, new lines, `plus`, `then`
+always split; `and`, `&`, `with`, `w/` split unless the words on either side begin the
+name of a reference food of the market (`mac and cheese`, `rice and beans` stay whole;
+`salt and pepper` are two). Amounts in words stay with their item (`two eggs`, `half a
+cup of rice`, `a glass of milk`: a glass, mug or bowl is one cup); words around the food
+(`I had`, `for breakfast`) are left out. `meta.items` says how many items; a text naming
+none, or more than {MAX_LINES}, is a 400 `invalid-ingredients` naming `text`, like a text
+too long, blank or holding a control or bidi control character. One unit of the meter.
 """
 
 
@@ -203,7 +244,12 @@ def _analysis_create() -> Any:
                 "A recipe",
                 value={"ingredients": ["2 tbsp butter", "1 cup whole milk", "qwerty"]},
                 request_only=True,
-            )
+            ),
+            OpenApiExample(
+                "A meal in one sentence",
+                value={"text": "2 eggs and a slice of toast with butter"},
+                request_only=True,
+            ),
         ],
         body=ANALYSIS,
         kinds=(

@@ -45,14 +45,16 @@ _SEPARATORS = re.compile(r"[\n\r;:]|(?<!\d)[,.]|[,.](?!\d)|\+|&|\bw/")
 _MEALS = "breakfast|brunch|lunch|dinner|supper|tea time|snack|snacks|dessert|elevenses"
 _LEADING = re.compile(
     rf"^(?:(?:i|we|i've|ive|i'd|just|had|have|having|ate|eaten|eat|drank|drink|then"
-    rf"|today|tonight|this morning|later|for (?:{_MEALS})|{_MEALS})\s+)+",
+    rf"|today|tonight|this morning|later|for (?:a |my )?(?:{_MEALS}))\s+)+",
     re.IGNORECASE,
 )
 _TRAILING = re.compile(
     rf"(?:\s+(?:for|at|with|as) (?:a |my )?(?:{_MEALS})|\s+(?:today|tonight|this morning))+$",
     re.IGNORECASE,
 )
-_ONLY_MEAL = re.compile(rf"^(?:{_MEALS}|today|tonight|this morning)$", re.IGNORECASE)
+_ONLY_MEAL = re.compile(
+    rf"^(?:(?:for|at|as) )?(?:a |my )?(?:{_MEALS}|today|tonight|this morning)$", re.IGNORECASE
+)
 _FRACTION = re.compile(r"\d+/\d+")
 # A word this short may be cut from a name's word it begins: "mac" of "macaroni".
 SHORT_WORD = 3
@@ -176,7 +178,7 @@ def _trimmed(piece: str) -> str:
     previous = None
     while piece != previous:
         previous = piece
-        piece = _LEADING.sub("", piece).strip(" ,")
+        piece = _LEADING.sub("", piece + " ").strip(" ,")
         piece = _TRAILING.sub("", piece).strip(" ,")
     return "" if _ONLY_MEAL.match(piece) else piece
 

@@ -385,3 +385,101 @@ def test_a_decomposed_accent_matches_as_the_composed_one(db, unthrottled):
     for line in (composed, decomposed):
         assert line["food"]["name"] == "Peppers, jalapeno, raw"
         assert (line["grams"], line["portion"]) == (28, "1 pepper = 14 g")
+
+
+# --- A meal in one sentence (issue 39.3) ---------------------------------------------
+
+
+def test_a_sentence_is_split_into_items_each_analysed_as_a_line(sr28_small, taster):
+    response = _post(taster, {"text": "2 eggs and 2 tbsp butter with qwerty", "servings": 2})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    lines = body["data"]["ingredients"]
+    assert [line["text"] for line in lines] == ["2 eggs", "2 tbsp butter", "qwerty"]
+    assert [line["status"] for line in lines] == ["matched", "matched", "unmatched"]
+    assert lines[0]["food"]["id"] == "sr28-01123" and lines[1]["grams"] == 28.4
+    assert body["meta"]["items"] == 3 and body["meta"]["lines"] == 3
+    assert body["meta"]["matched"] == 2 and body["meta"]["servings"] == 2
+    energy = body["data"]["totals"]["energy_kcal"]
+    assert body["data"]["per_serving"]["energy_kcal"] == pytest.approx(energy / 2, abs=0.01)
+
+
+def test_the_lines_form_has_no_items_count(sr28_small, taster):
+    assert "items" not in _post(taster, {"ingredients": ["2 eggs"]}).json()["meta"]
+
+
+def test_a_sentence_of_many_lines_is_one_text(sr28_small, taster):
+    response = _post(taster, {"text": "Breakfast:\n1 apple\r\n\t2 eggs"})
+    assert [line["text"] for line in response.json()["data"]["ingredients"]] == [
+        "1 apple",
+        "2 eggs",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "fields"),
+    [
+        ({"text": "2 eggs", "ingredients": ["2 eggs"]}, {"text", "ingredients"}),
+        ({"servings": 2}, {"ingredients"}),
+        ({"text": "2 eggs " * 200}, {"text"}),  # 1,200 characters
+        ({"text": ""}, {"text"}),
+        ({"text": "   \n "}, {"text"}),
+        ({"text": ["2 eggs"]}, {"text"}),
+        ({"text": 12}, {"text"}),
+        ({"text": None}, {"text"}),
+        ({"text": "2 eggs\x00"}, {"text"}),
+        ({"text": "2 eggs\x85"}, {"text"}),  # NEL, a C1 control
+        ({"text": "2 eggs and \u202erettub"}, {"text"}),
+        ({"text": "for breakfast, and, ;"}, {"text"}),  # names no food
+        ({"text": ", ".join(["egg"] * 101)}, {"text"}),  # more items than lines allowed
+        ({"text": "2 eggs", "servings": 0}, {"servings"}),
+    ],
+)
+def test_each_bad_text_is_an_invalid_ingredients_problem_naming_the_field(
+    sr28_small, taster, body, fields
+):
+    response = _post(taster, body)
+    assert response.status_code == 400
+    problem = response.json()
+    assert problem["type"] == "/problems/invalid-ingredients"
+    assert {error["field"] for error in problem["errors"]} == fields
+
+
+def test_a_text_of_1000_characters_is_accepted(sr28_small, unthrottled):
+    text = ("2 eggs and a slice of toast with butter, " * 30)[:1000]
+    response = _post(unthrottled, {"text": text})
+    assert response.status_code == 200
+    assert response.json()["meta"]["items"] == len(response.json()["data"]["ingredients"]) > 60
+
+
+def test_a_sentence_is_metered_once_whatever_its_items(sr28_small, taster):
+    first = _post(taster, {"text": "2 eggs"})
+    second = _post(taster, {"text": "2 eggs, 1 apple and a slice of toast with butter"})
+    assert second.status_code == 200
+    assert int(second["RateLimit-Remaining"]) == int(first["RateLimit-Remaining"]) - 1
+    assert taster.get("/v1/usage").json()["data"]["request_count"] == 2
+
+
+def test_a_taster_on_in_splits_an_indian_meal_among_its_markets_foods(sr28_small):
+    india = MarketFactory(code="IN", name="India")
+    FoodFactory(name="Lentil dal", data_type="ifct2017", market=india, nutrients={"208": 343})
+    FoodFactory(name="Wheat flour, atta", data_type="ifct2017", market=india)
+    account: Account = AccountFactory(market="IN")
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=key_create(account=account, label="in")[1])
+    response = _post(client, {"text": "two chapatis with 100 g dal and a cup of curd"})
+    assert response.status_code == 200, response.content
+    lines = response.json()["data"]["ingredients"]
+    assert [line["text"] for line in lines] == ["two chapatis", "100 g dal", "a cup of curd"]
+    assert lines[1]["food"]["name"] == "Lentil dal" and lines[1]["grams"] == 100
+    assert lines[2]["quantity"] == 1 and lines[2]["unit"] == "cup"
+    assert response.json()["meta"] == response.json()["meta"] | {"market": "IN", "items": 3}
+
+
+@given(text=st.text(max_size=300))
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_any_text_is_answered_without_a_server_error(sr28_small, unthrottled, text):
+    response = _post(unthrottled, {"text": text})
+    assert response.status_code in (200, 400)
