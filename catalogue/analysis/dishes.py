@@ -1,18 +1,18 @@
 """Which soft cuts of a sentence join a dish the catalogue names (issue 39.3).
 
 ``named`` answers every ``catalogue.analysis.sentences.Join`` of one text at once: a
-join is a dish when a reference (not branded) food of the market has a name whose
-``search_stems`` begin with its words ("Macaroni and cheese, frozen entree" for "mac
-and cheese"). On PostgreSQL one statement for every join, each an ``EXISTS`` probe of
-the GIN-indexed ``search_vector`` (the join's words) rechecked by the pattern on the
-rows it finds; on SQLite (tests, development) one query per join.
+join is a dish when a reference (not branded) food of the market has a name the join's
+pattern matches ("Macaroni and cheese, frozen entree" for "mac and cheese"). On
+PostgreSQL one statement for every join, each an ``EXISTS`` probe of the GIN-indexed
+``search_vector`` (the join's words, every one a prefix) rechecked by the pattern on
+the rows it finds; on SQLite (tests, development) one query per join.
 """
 
 from __future__ import annotations
 
 from django.db import connection, connections
 
-from catalogue.analysis.sentences import SHORT_WORD, Join
+from catalogue.analysis.sentences import Join
 from catalogue.models import Food
 from catalogue.routing import catalogue_read_alias
 from catalogue.search.ranking import BRANDED
@@ -21,7 +21,7 @@ _NAMED = (
     "SELECT t.i FROM unnest(%s::int[], %s::text[], %s::text[]) AS t(i, q, pattern) "
     "WHERE numnode(to_tsquery('english'::regconfig, t.q)) > 0 AND EXISTS ("
     "SELECT 1 FROM catalogue_food WHERE search_vector @@ to_tsquery('english'::regconfig, t.q) "
-    "AND search_stems ~ t.pattern AND data_type <> %s "
+    "AND name ~* t.pattern AND data_type <> %s "
     "AND (%s::varchar IS NULL OR market_id = %s::varchar))"
 )
 
@@ -48,13 +48,11 @@ def named(found: list[Join], market: str | None) -> set[int]:
     foods = Food.objects.using(catalogue_read_alias()).exclude(data_type=BRANDED)
     if market:
         foods = foods.filter(market_id=market)
-    return {j.index for j in found if foods.filter(search_stems__regex=j.pattern).exists()}
+    return {j.index for j in found if foods.filter(name__iregex=j.pattern).exists()}
 
 
 def _tsquery(join: Join) -> str:
-    """Any of the join's spellings, every word of it (a short one as a prefix); the words
-    come from ``text.words`` (letters and digits), so quoting them is safe."""
-    return " | ".join(
-        "(" + " & ".join(f"'{w}':*" if len(w) <= SHORT_WORD else f"'{w}'" for w in words) + ")"
-        for words in join.terms
-    )
+    """Any of the join's readings, every word of it as a prefix (as its pattern reads
+    them); the words come from ``text.words`` (letters and digits), so quoting them is
+    safe."""
+    return " | ".join("(" + " & ".join(f"'{w}':*" for w in words) + ")" for words in join.terms)

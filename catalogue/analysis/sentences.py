@@ -15,13 +15,20 @@ grilled") stays with its item, as the parser reads it.
 Amounts written as words stay with their item: the parser reads them ("two eggs",
 "half a cup of rice", "a glass of milk"; catalogue.analysis.parser.NUMBER_WORDS,
 catalogue.analysis.units). What a diary says around the food is left out: "I had",
-"ate", "for breakfast", "Lunch:".
+"ate", "for breakfast", "Lunch:", "lunch was".
 
-Whether a soft cut joins a dish is asked of the catalogue, not of a list: the food
-words on its left, the joining word, the food words on its right (``Join.pattern``)
-must begin the name of a reference (not branded) food of the market, in either order
-for "and" ("rice and beans" is "Beans and rice, with meat"); a word of at most three
-letters counts as a name's word it begins ("mac" of "Macaroni and cheese").
+Whether a soft cut joins a dish is asked of the catalogue, not of a list: a reference
+(not branded) food of the market must be named after the words around the cut, the
+joining word between them, at the start of its name ("Macaroni and cheese, frozen
+entree") or, for "and", of a part after a comma ("Restaurant, family style, spaghetti
+and meatballs", "SWANSON, Chicken and Dumplings"): the food words on the left (or its
+last word alone: "a grilled ham and cheese sandwich" is named by "Ham and cheese loaf")
+and the first food word on the right; for "and" also both sides the other way round, at
+the start only ("rice and beans" is "Beans and rice, with meat"). After a comma a
+"with" only qualifies the name's head ("Cookie, oatmeal, with raisins"), and the words
+of the reverse order list a dish's parts ("Taco with beef, cheese and lettuce"). A word
+matches a name's word it begins, to within its stem ("mac" begins "Macaroni", "jelly"
+is "jelly" or "jellies"). No name holds "salt and pepper" as a dish, so they are two.
 catalogue.analysis.dishes answers every join of a text in one query; this module only
 says which joins to ask about (``joins``) and merges the answers (``items``).
 """
@@ -29,6 +36,7 @@ says which joins to ask about (``joins``) and merges the answers (``items``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from catalogue.analysis.parser import FILLER, NUMBER_WORDS, QUALIFIERS, parse_line
@@ -45,7 +53,8 @@ _SEPARATORS = re.compile(r"[\n\r;:]|(?<!\d)[,.]|[,.](?!\d)|\+|&|\bw/")
 _MEALS = "breakfast|brunch|lunch|dinner|supper|tea time|snack|snacks|dessert|elevenses"
 _LEADING = re.compile(
     rf"^(?:(?:i|we|i've|ive|i'd|just|had|have|having|ate|eaten|eat|drank|drink|then"
-    rf"|today|tonight|this morning|later|for (?:a |my )?(?:{_MEALS}))\s+)+",
+    rf"|today|tonight|this morning|later|for (?:a |my )?(?:{_MEALS})"
+    rf"|(?:{_MEALS}) (?:was|were|is))\s+)+",
     re.IGNORECASE,
 )
 _TRAILING = re.compile(
@@ -56,8 +65,6 @@ _ONLY_MEAL = re.compile(
     rf"^(?:(?:for|at|as) )?(?:a |my )?(?:{_MEALS}|today|tonight|this morning)$", re.IGNORECASE
 )
 _FRACTION = re.compile(r"\d+/\d+")
-# A word this short may be cut from a name's word it begins: "mac" of "macaroni".
-SHORT_WORD = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +78,11 @@ class Piece:
 
 @dataclass(frozen=True, slots=True)
 class Join:
-    """The soft cut before piece ``index``: the food words of the pieces on either side
-    and the joining word; ``terms``: the words a name of the dish holds, as typed and as
-    the market's synonyms spell them (one of them, all its words); ``pattern``:
-    the regular expression its ``search_stems`` (" macaroni and chees ... ") begin with."""
+    """The soft cut before piece ``index``; ``terms``: the words a name of the dish holds,
+    one tuple per way of reading the cut (a name holds all the words of one of them);
+    ``pattern``: the regular expression (case aside) the name matches, those words and
+    the joining word at its start or after a comma ("Macaroni and cheese, frozen
+    entree", "Restaurant, family style, spaghetti and meatballs")."""
 
     index: int
     terms: tuple[tuple[str, ...], ...]
@@ -131,21 +139,22 @@ def joins(found: list[Piece], market: str | None = None) -> list[Join]:
         if not text.words(left) or not text.words(right):
             continue
         # The words as typed and as the market's synonyms spell them.
-        sides = [
-            (text.words(a), text.words(b))
-            for a, b in dict.fromkeys(
-                [(left, right), (rewrite(left, market)[0], rewrite(right, market)[0])]
-            )
-        ]
-        terms = tuple(tuple(dict.fromkeys(a + b)) for a, b in sides)
-        if joiner == "and":
-            sides += [(b, a) for a, b in sides]
-        names = "|".join(
-            dict.fromkeys(
-                " ".join([*map(_stem_pattern, a), joiner, *map(_stem_pattern, b)]) for a, b in sides
-            )
+        spellings = dict.fromkeys(
+            [(left, right), (rewrite(left, market)[0], rewrite(right, market)[0])]
         )
-        out.append(Join(index, terms, f"^ (?:{names}) "))
+        # Each reading, and whether a name may hold it after a comma too (an "and" in
+        # the typed order only: "Restaurant, family style, spaghetti and meatballs").
+        phrases: dict[tuple[str, ...], bool] = {}
+        for a, b in ((text.words(a), text.words(b)) for a, b in spellings):
+            for phrase in ((*a, joiner, b[0]), (a[-1], joiner, b[0])):
+                phrases[phrase] = joiner == "and"  # "peanut butter and jelly (sandwich)"
+            if joiner == "and":
+                phrases.setdefault((*b, joiner, *a), False)  # "Beans and rice" for rice and beans
+        terms = tuple(tuple(w for w in phrase if w != joiner) for phrase in phrases)
+        pattern = rf"^(?:{_names(phrases)})(?:\W|$)"
+        if segments := [phrase for phrase, after_comma in phrases.items() if after_comma]:
+            pattern += rf"|, (?:{_names(segments)})(?:\W|$)"
+        out.append(Join(index, terms, pattern))
     return out
 
 
@@ -161,9 +170,19 @@ def items(found: list[Piece], dishes: set[int]) -> list[str]:
     return out
 
 
-def _stem_pattern(word: str) -> str:
-    stem = re.escape(text.stem(word))
-    return stem + r"\w*" if len(word) <= SHORT_WORD else stem
+def _names(phrases: Iterable[tuple[str, ...]]) -> str:
+    """Alternatives of the names holding ``phrases``: their words in order, apart by
+    spaces or hyphens (never a comma: "Cookie, oatmeal, with raisins" is no dish)."""
+    return "|".join("[ -]+".join(map(_word_pattern, phrase)) for phrase in phrases)
+
+
+def _word_pattern(word: str) -> str:
+    """A name's word of which ``word`` is a form: it begins with what ``word`` and its
+    stem share ("jell" of jelly, jellies; "dumpling" of dumplings)."""
+    stem = text.stem(word)
+    size = next((i for i, (a, b) in enumerate(zip(word, stem, strict=False)) if a != b), None)
+    shared = word[: min(len(word), len(stem)) if size is None else size] or word
+    return re.escape(shared) + r"\w*"
 
 
 def _mark(separator: str) -> str:

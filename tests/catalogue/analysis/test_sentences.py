@@ -10,6 +10,7 @@ from catalogue.analysis.dishes import named
 from catalogue.analysis.parser import parse_line
 from catalogue.analysis.sentences import Piece, items, joins, pieces
 from tests.factories import FoodFactory, MarketFactory
+from tests.support.judged.sentence_scoring import evaluate, report
 
 
 def _split(sentence: str) -> list[str]:
@@ -48,8 +49,11 @@ def test_a_hard_cut_leaves_no_join_to_ask_about_and_a_soft_one_names_its_words()
     assert [p.joiner for p in found] == ["", "", "and", "and"]
     asked = joins(found)
     assert [j.index for j in asked] == [2, 3]
-    assert asked[1].terms[0] == ("mac", "cheese")
-    assert asked[1].pattern == r"^ (?:mac\w* and chees|chees and mac\w*) "
+    assert asked[1].terms == (("mac", "cheese"), ("cheese", "mac"))
+    assert asked[1].pattern == (
+        r"^(?:mac\w*[ -]+and\w*[ -]+chees\w*|chees\w*[ -]+and\w*[ -]+mac\w*)(?:\W|$)"
+        r"|, (?:mac\w*[ -]+and\w*[ -]+chees\w*)(?:\W|$)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -99,6 +103,10 @@ def dishes(db):
         ("Spices, pepper, black", "sr_legacy"),
         ("Fish and chips", "survey"),
         ("Bread, whole-wheat, toasted", "sr_legacy"),
+        ("Ham and cheese loaf or roll", "sr_legacy"),
+        ("Restaurant, family style, spaghetti and meatballs", "sr_legacy"),
+        ("Cookie, oatmeal, with raisins", "survey"),
+        ("Fast foods, taco with beef, cheese and lettuce, hard shell", "sr_legacy"),
     ]:
         FoodFactory(name=name, data_type=data_type, market=us)
     FoodFactory(name="SALT AND PEPPER SEASONING", data_type="branded", market=us)
@@ -114,6 +122,10 @@ def dishes(db):
         ("1 cup rice and beans", ["1 cup rice and beans"]),  # "Beans and rice": either order
         ("salt and pepper", ["salt", "pepper"]),  # a branded title names no dish
         ("toast and jelly", ["toast", "jelly"]),
+        ("a grilled ham and cheese sandwich", ["a grilled ham and cheese sandwich"]),
+        ("spaghetti and meatballs", ["spaghetti and meatballs"]),  # after a comma
+        ("oatmeal with raisins", ["oatmeal", "raisins"]),  # "with" after a comma: no dish
+        ("lettuce and cheese", ["lettuce", "cheese"]),  # a dish's parts, not a dish
     ],
 )
 def test_a_dish_the_catalogue_names_is_kept_whole(dishes, sentence, expected):
@@ -124,3 +136,13 @@ def test_a_dish_of_another_market_is_not_kept_whole(dishes):
     MarketFactory(code="IN", name="India")
     assert _dishes("fish and chips", "IN") == ["fish", "chips"]
     assert _dishes("fish and chips", "US") == ["fish and chips"]
+
+
+def test_the_scorer_counts_a_sentence_right_only_with_exactly_its_items(dishes):
+    outcomes = evaluate(
+        [("Mac and cheese and an apple", ["mac and cheese", "an  Apple"]),
+         ("salt and pepper", ["salt and pepper"])],
+        market="US",
+    )  # fmt: skip
+    assert [o.right for o in outcomes] == [True, False]
+    assert report(outcomes)[-1] == "sentences right: 1/2 = 50% (target 90%)"
