@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.db import connection, connections
 
-from catalogue.analysis.sentences import Join
+from catalogue.analysis.sentences import PREFIX_FROM, Join
 from catalogue.models import Food
 from catalogue.routing import catalogue_read_alias
 from catalogue.search.ranking import BRANDED
@@ -31,28 +31,35 @@ def named(found: list[Join], market: str | None) -> set[int]:
     ``market`` (None: any) is named after."""
     if not found:
         return set()
+    # One probe per distinct reading: "salt and pepper" said twice is asked once.
+    distinct = list({j.pattern: j for j in found}.values())
     if connection.vendor == "postgresql":
         with connections[catalogue_read_alias()].cursor() as cursor:
             cursor.execute(
                 _NAMED,
                 (
-                    [j.index for j in found],
-                    [_tsquery(j) for j in found],
-                    [j.pattern for j in found],
+                    list(range(len(distinct))),
+                    [_tsquery(j) for j in distinct],
+                    [j.pattern for j in distinct],
                     BRANDED,
                     market or None,
                     market or None,
                 ),
             )
-            return {row[0] for row in cursor.fetchall()}
-    foods = Food.objects.using(catalogue_read_alias()).exclude(data_type=BRANDED)
-    if market:
-        foods = foods.filter(market_id=market)
-    return {j.index for j in found if foods.filter(name__iregex=j.pattern).exists()}
+            dishes = {distinct[row[0]].pattern for row in cursor.fetchall()}
+    else:
+        foods = Food.objects.using(catalogue_read_alias()).exclude(data_type=BRANDED)
+        if market:
+            foods = foods.filter(market_id=market)
+        dishes = {j.pattern for j in distinct if foods.filter(name__iregex=j.pattern).exists()}
+    return {j.index for j in found if j.pattern in dishes}
 
 
 def _tsquery(join: Join) -> str:
-    """Any of the join's readings, every word of it as a prefix (as its pattern reads
-    them); the words come from ``text.words`` (letters and digits), so quoting them is
-    safe."""
-    return " | ".join("(" + " & ".join(f"'{w}':*" for w in words) + ")" for words in join.terms)
+    """Any of the join's readings, every word of it, a prefix from ``PREFIX_FROM`` letters
+    (as its pattern reads them); the words come from ``text.words`` (letters and
+    digits), so quoting them is safe."""
+    return " | ".join(
+        "(" + " & ".join(f"'{w}'" + (":*" if len(w) >= PREFIX_FROM else "") for w in words) + ")"
+        for words in join.terms
+    )

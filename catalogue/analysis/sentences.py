@@ -65,6 +65,12 @@ _ONLY_MEAL = re.compile(
     rf"^(?:(?:for|at|as) )?(?:a |my )?(?:{_MEALS}|today|tonight|this morning)$", re.IGNORECASE
 )
 _FRACTION = re.compile(r"\d+/\d+")
+# A word of at least this many letters matches a name's word it begins ("mac"): a
+# shorter one only itself, so no probe of the dish lookup reads half the catalogue.
+PREFIX_FROM = 3
+# At most this many distinct soft cuts of one text are asked about (a diary's sentence
+# holds a few); later ones divide. Bounds a 1,000-character text's dish lookup.
+MAX_JOINS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,9 +133,11 @@ def pieces(sentence: str) -> list[Piece]:
 
 
 def joins(found: list[Piece], market: str | None = None) -> list[Join]:
-    """The soft cuts of ``found`` that might join a dish: both sides name food words.
-    ``market`` chooses the synonyms the words are read with."""
-    out = []
+    """The soft cuts of ``found`` that might join a dish: both sides name food words;
+    ``market`` chooses the synonyms the words are read with. Of those, the cuts of the
+    first ``MAX_JOINS`` distinct readings (a reading repeated costs nothing more)."""
+    out: list[Join] = []
+    asked: set[str] = set()
     for index in range(1, len(found)):
         joiner = found[index].joiner
         if not joiner:
@@ -154,6 +162,9 @@ def joins(found: list[Piece], market: str | None = None) -> list[Join]:
         pattern = rf"^(?:{_names(phrases)})(?:\W|$)"
         if segments := [phrase for phrase, after_comma in phrases.items() if after_comma]:
             pattern += rf"|, (?:{_names(segments)})(?:\W|$)"
+        if pattern not in asked and len(asked) == MAX_JOINS:
+            continue
+        asked.add(pattern)
         out.append(Join(index, terms, pattern))
     return out
 
@@ -178,7 +189,10 @@ def _names(phrases: Iterable[tuple[str, ...]]) -> str:
 
 def _word_pattern(word: str) -> str:
     """A name's word of which ``word`` is a form: it begins with what ``word`` and its
-    stem share ("jell" of jelly, jellies; "dumpling" of dumplings)."""
+    stem share ("jell" of jelly, jellies; "dumpling" of dumplings); a word shorter than
+    ``PREFIX_FROM`` letters is that word ("pb" begins nothing)."""
+    if len(word) < PREFIX_FROM:
+        return re.escape(word)
     stem = text.stem(word)
     size = next((i for i, (a, b) in enumerate(zip(word, stem, strict=False)) if a != b), None)
     shared = word[: min(len(word), len(stem)) if size is None else size] or word

@@ -8,7 +8,7 @@ import pytest
 
 from catalogue.analysis.dishes import named
 from catalogue.analysis.parser import parse_line
-from catalogue.analysis.sentences import Piece, items, joins, pieces
+from catalogue.analysis.sentences import MAX_JOINS, Piece, items, joins, pieces
 from tests.factories import FoodFactory, MarketFactory
 from tests.support.judged.sentence_scoring import evaluate, report
 
@@ -146,3 +146,15 @@ def test_the_scorer_counts_a_sentence_right_only_with_exactly_its_items(dishes):
     )  # fmt: skip
     assert [o.right for o in outcomes] == [True, False]
     assert report(outcomes)[-1] == "sentences right: 1/2 = 50% (target 90%)"
+
+
+def test_a_long_text_asks_about_at_most_max_joins_distinct_readings():
+    sentence = " and ".join(f"dish{i}" for i in range(60)) + " and dish0 and dish1"
+    asked = joins(pieces(sentence))
+    assert len({j.pattern for j in asked}) == MAX_JOINS
+    assert asked[-1].index == 61  # "dish0 and dish1" again: a reading already asked
+
+
+def test_a_word_under_three_letters_matches_only_itself():
+    (join,) = joins(pieces("pb and j"))
+    assert join.pattern.startswith(r"^(?:pb[ -]+and\w*[ -]+j|")
