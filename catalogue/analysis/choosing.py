@@ -63,7 +63,24 @@ USUAL = frozenset(
 
 
 # Words saying a name is a particular form of the food, counted anywhere in the name.
-FORMS = frozenset({"baby", "mini", "miniature", "recipe", "homemade"})
+FORMS = frozenset({"baby", "babyfood", "mini", "miniature", "recipe", "homemade", "blend"})
+# The classes SR28 names begin with before the food itself ("Pork, cured, bacon",
+# "Crustaceans, shrimp, raw", "Beverages, coffee, brewed"): the class word adds nothing
+# a line did not ask for. Only classes, never a food of its own ("Peaches, frozen" is
+# peaches; "Puddings, banana, ..." a pudding).
+CLASSES = frozenset(
+    {
+        "beverages", "spices", "fish", "crustaceans", "mollusks", "nuts", "seeds",
+        "cereals", "pork", "beef", "lamb", "veal", "chicken", "turkey", "game",
+        "leavening", "alcoholic",
+    }
+)  # fmt: skip
+# Words of a claim narrowing a food to a special version ("Tomato sauce, canned, no
+# salt added", "Bacon, ..., reduced/low sodium"): a name stating one after its first two
+# parts, where USDA names its food, is another version than the one a plain line means
+# (issue 38.4), ranked like a form the line did not ask for. In the first two parts the
+# claim names the food itself ("Milk, reduced fat, fluid, 2% milkfat").
+CLAIMS = frozenset({"low", "reduced", "lite", "free", "no", "lowfat", "nonfat"})
 # Animals (and the absence of one) that qualify a food into another version of it:
 # "Bacon, turkey", "Sausage, Italian, turkey", "Egg, duck", "Bacon, meatless" (issue 38.4).
 SPECIES = frozenset(
@@ -76,6 +93,10 @@ SPECIES = frozenset(
 # A name qualified by an unasked animal ranks after any name that is not: this many
 # unasked words (a rank, never "one word more" for the analysis's lending).
 QUALIFIED = 100
+# Forms a food is bought in that a line names when it means them ("instant coffee",
+# "garlic powder"), counted like a state word when a name states them further on
+# ("Beverages, coffee, instant, regular, powder" is not "1 cup black coffee").
+BOUGHT_AS = frozenset({"instant", "powder", "concentrate", "concentrated"})
 # Words after which a name lists what the food is made with, not what it is.
 MADE_WITH = frozenset({"with", "made", "prepared", "containing"})
 # Words saying a name is the usual form, or the average of the usual ones.
@@ -95,10 +116,20 @@ def unasked(name: str, asked: str, *, cut: bool = False) -> int:
     """How many words of ``name``'s first two comma parts, and state and form words of
     the rest, neither ``asked`` (the line's food words, and its count word: "2 slices
     ham" asks for "Ham, sliced") nor ``USUAL`` hold, compared on stems; ``cut``: the
-    line cuts the food (``CUTS``), so a powder's word counts too."""
-    wanted = _stems(asked)
+    line cuts the food (``CUTS``), so a powder's word counts too. A first part naming
+    one of USDA's classes (``CLASSES``: "Pork, cured, bacon", "Spices, cumin seed",
+    "Beverages, coffee, brewed") names no other food, so it is not counted."""
+    wanted = _stems(asked) | _category(name)
+    if wanted & _BOUGHT_STEMS:  # "instant coffee" asks for the powder
+        wanted |= _BOUGHT_STEMS
     extra, powders, _ = _name_words(name)
     return sum(1 for stem in extra + (powders if cut else ()) if stem not in wanted)
+
+
+@functools.lru_cache(maxsize=65536)
+def _category(name: str) -> frozenset[str]:
+    first = _parts(name)[0]
+    return first if first & _CLASS_STEMS else frozenset()
 
 
 def distance(name: str, asked: str, *, cut: bool = False) -> int:
@@ -111,7 +142,9 @@ def distance(name: str, asked: str, *, cut: bool = False) -> int:
     _, own, made_with = _parts(name)
     tail = sum(1 for stem in wanted if stem in made_with and stem not in own)
     formed = any(stem in _FORM_STEMS and stem not in wanted for stem in _stems(name))
-    other = formed or qualified(name, asked)
+    claims = _later(name) & _CLAIM_STEMS
+    claimed = bool(claims) and not claims & wanted
+    other = formed or claimed or qualified(name, asked)
     return unasked(name, asked, cut=cut) + tail + QUALIFIED * other
 
 
@@ -139,6 +172,15 @@ def placed(name: str, asked: str) -> int:
 
 _SPECIES_STEMS = frozenset(text.stem(word) for word in SPECIES)
 _FORM_STEMS = frozenset(text.stem(word) for word in FORMS)
+_CLAIM_STEMS = frozenset(text.stem(word) for word in CLAIMS)
+_CLASS_STEMS = frozenset(text.stem(word) for word in CLASSES)
+_BOUGHT_STEMS = frozenset(text.stem(word) for word in BOUGHT_AS)
+
+
+@functools.lru_cache(maxsize=65536)
+def _later(name: str) -> frozenset[str]:
+    """Stems of ``name`` after its first two comma parts."""
+    return frozenset(text.stem(w) for w in text.words(",".join(name.split(",")[2:])))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -179,7 +221,7 @@ def _name_words(name: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
     # "red or green" offers one choice: the word after "or" adds nothing more
     head = [w for k, w in enumerate(words) if not w.isdigit() and words[k - 1 : k] != ["or"]]
     everywhere = text.words(name)
-    states = {w for w in text.words(",".join(parts[2:])) if w in STATES}
+    states = {w for w in text.words(",".join(parts[2:])) if w in STATES or w in BOUGHT_AS}
     forms = {w for w in everywhere if w in FORMS} - set(head)
     powders = sorted({w for w in everywhere if w in POWDERS} - set(head) - states - forms)
     extra = [w for w in head if w not in USUAL] + sorted(states - {"raw"} | forms)
@@ -260,3 +302,41 @@ def same_kind(name: str, other: str) -> bool:
         return text.stem("".join(first)), frozenset(states)
 
     return kind(name) == kind(other)
+
+
+# Words describing how a food looks or is cut rather than which food it is: left out
+# first when no reference food holds every word of a line ("ground cumin" is cumin).
+DESCRIBING = frozenset(
+    {
+        "black", "white", "red", "green", "yellow", "brown", "golden", "dark", "light",
+        "cherry", "grape", "baby", "fillet", "fillets", "steak", "steaks", "piece",
+        "pieces", "chunk", "chunks", "ground", "powder", "powdered", "crushed", "whole",
+    }
+)  # fmt: skip
+# At most this many of a line's words are searched without one (bounded cost).
+NARROWED_MAX_WORDS = 4
+
+
+def narrowed(words: str, about: dict[str, int]) -> list[str]:
+    """The line's food ``words`` with one describing word left out, in the order they
+    are tried when no reference food holds them all (issue 38.4: "cherry tomatoes",
+    "salmon fillet", "black coffee", "ground cumin" name reference foods SR28 calls
+    "Tomatoes, red, ripe, raw", "Fish, salmon, ...", "Beverages, coffee, brewed",
+    "Spices, cumin seed"; their branded titles should not win for want of the word).
+    Only a word that describes rather than names (``DESCRIBING``, state words) is left
+    out, from the first; never the word most reference foods are about (``about``: a
+    count per word, catalogue.search.matching.foods_about), which names the food
+    ("grape tomatoes" keeps tomatoes). A naming word is never left out: "chocolate
+    chips" without either word is another food ("apple cider vinegar" without
+    "vinegar" is a drink). Empty for one word, or more than ``NARROWED_MAX_WORDS``."""
+    terms = text.words(words)
+    if not 2 <= len(terms) <= NARROWED_MAX_WORDS:
+        return []
+    named = max(range(len(terms)), key=lambda i: (about.get(terms[i], 0), -i))
+    if not about.get(terms[named], 0):
+        named = -1
+    return [
+        " ".join(t for k, t in enumerate(terms) if k != i)
+        for i, term in enumerate(terms)
+        if i != named and (term in DESCRIBING or term in STATES)
+    ]

@@ -47,19 +47,22 @@ from django.db.models import Q
 from catalogue.analysis import dishes, lending, sentences
 from catalogue.analysis.choosing import (
     CUTS,
+    DESCRIBING,
     by_meaning,
     complete_first,
     meaning,
+    narrowed,
     same_kind,
     tier,
 )
-from catalogue.analysis.parser import ParsedLine, parse_line
+from catalogue.analysis.parser import STATES, ParsedLine, parse_line
 from catalogue.analysis.weighing import Weighing, overweight, weigh
 from catalogue.models import DataType, Food
 from catalogue.nutrients import HEADLINES
 from catalogue.routing import catalogue_read_alias
 from catalogue.search import text
 from catalogue.search.budget import checkpoint, read_budget
+from catalogue.search.matching import foods_about
 from catalogue.search.selectors import food_top_ids
 from catalogue.search.synonyms import rewrite
 
@@ -74,7 +77,7 @@ WEIGHED = 20
 # many words more than the best one, is matched before the best borrows one (``_lent``).
 LENT_AFTER = 1
 NUTRIENT_KEYS = tuple(h.column for h in HEADLINES)
-_NAME_FIELDS = ("id", "public_id", "name", "data_type")
+_NAME_FIELDS = ("id", "public_id", "name", "data_type", "market_id")
 _WEIGHT_FIELDS = ("id", "portions", "search_aliases", *NUTRIENT_KEYS)
 # The fields of a lender named by the table, read by public id.
 _LENDER_FIELDS = ("id", "public_id", "name", "data_type", "portions")
@@ -127,8 +130,9 @@ def _analysis(lines: list[str], market: str | None) -> Analysis:
         if ids and tier(names[ids[0]]["data_type"]) > 0:
             # No reference food among the first: branded titles holding the words as a
             # phrase ("ALL PURPOSE FLOUR") outrank "Wheat flour, white, all-purpose".
-            more = [i for i in _candidates(words, market, REFERENCE) if i not in names]
-            names |= food_rows(set(more), _NAME_FIELDS)
+            reference = _candidates(words, market, REFERENCE) or _narrowed(words, market)
+            more = [i for i in reference if i not in found[words]]
+            names |= food_rows({i for i in more if i not in names}, _NAME_FIELDS)
             ordered[words] = _by_meaning(
                 more + found[words], names, asked[words], cut=words in cut, food=food[words]
             )
@@ -144,7 +148,7 @@ def _analysis(lines: list[str], market: str | None) -> Analysis:
     more = food_rows(kin_ids, _WEIGHT_FIELDS, public_ids={p for p in lent_ids.values() if p})
     by_public_id = {row["public_id"]: row for row in more.values() if "public_id" in row}
     weighed |= {i: row for i, row in more.items() if i in kin_ids}
-    searched = _Lenders(asked, cut)
+    searched = _Lenders(asked, cut, market)
     results = [
         line_result(
             text,
@@ -152,6 +156,7 @@ def _analysis(lines: list[str], market: str | None) -> Analysis:
             [names[i] | weighed.get(i, {}) for i in ordered.get(line.food, [])],
             [names[i] | weighed[i] for i in kin.get(line.food, []) if i in weighed],
             searched,
+            matchable=searched.in_market,
             equivalent=by_public_id.get(lent_ids.get(line.food) or ""),
             asked=asked.get(line.food),
         )
@@ -168,8 +173,8 @@ class _Lenders:
     SR28 is market US's: searched among every market's foods (with market US's synonyms,
     "brinjal" is eggplant there), whatever market the analysis runs in (issue 38.1)."""
 
-    def __init__(self, asked: dict[str, str], cut: set[str]) -> None:
-        self.asked, self.cut = asked, cut
+    def __init__(self, asked: dict[str, str], cut: set[str], market: str | None = None) -> None:
+        self.asked, self.cut, self.market = asked, cut, market
         self.found: dict[str, list[dict[str, Any]]] = {}
 
     def __call__(self, words: str) -> list[dict[str, Any]]:
@@ -180,6 +185,11 @@ class _Lenders:
             rows = food_rows(set(best), _WEIGHT_FIELDS)
             self.found[words] = [names[i] | rows[i] for i in best if i in rows]
         return self.found[words]
+
+    def in_market(self, words: str) -> list[dict[str, Any]]:
+        """Those of the analysis's market (every market's when None): foods a line may
+        be matched to itself, not only borrow a measure from."""
+        return [f for f in self(words) if self.market in (None, f["market_id"])]
 
 
 def _kin(ids: list[int], names: dict[int, dict[str, Any]]) -> list[int]:
@@ -262,6 +272,22 @@ def _by_meaning(
     return sorted(order, key=key)
 
 
+def _narrowed(words: str, market: str | None) -> list[int]:
+    """Ids of the top reference foods for ``words`` with one describing word left out
+    (catalogue.analysis.choosing.narrowed: "cherry tomatoes" -> "tomatoes"), the first
+    variant finding any; for a line no reference food holds whole, whose branded titles
+    came first (issue 38.4). One count query, and a search per variant tried (at most
+    ``NARROWED_MAX_WORDS``), only for such lines."""
+    terms = text.words(words)
+    if not any(term in DESCRIBING or term in STATES for term in terms):
+        return []
+    for fewer in narrowed(words, foods_about(terms, market)):
+        ids = _candidates(fewer, market, REFERENCE)
+        if ids:
+            return ids
+    return []
+
+
 def _candidates(
     words: str, market: str | None, data_types: tuple[str, ...] = (), *, retries: int = -1
 ) -> list[int]:
@@ -289,12 +315,14 @@ def line_result(
     lenders: list[dict[str, Any]] | None = None,
     searched: Callable[[str], list[dict[str, Any]]] | None = None,
     *,
+    matchable: Callable[[str], list[dict[str, Any]]] | None = None,
     equivalent: dict[str, Any] | None = None,
     asked: str | None = None,
 ) -> dict[str, Any]:
     """The result object of one line (``text``, parsed as ``line``) among its
     ``candidates`` in the order of meaning; ``lenders`` and ``searched``: SR28 foods
-    that may lend a measure (``_lent``); ``equivalent``: the SR28 food the table gives
+    that may lend a measure (``_lent``); ``matchable``: those of them in the analysis's
+    market, which may be matched themselves; ``equivalent``: the SR28 food the table gives
     as the first candidate's equivalent (catalogue.analysis.lending), tried first;
     ``asked``: the line's words as searched (``_asked``)."""
     base: dict[str, Any] = {
@@ -339,7 +367,8 @@ def line_result(
         near = rank <= (best[0], best[1] + LENT_AFTER)
         close = near and same_kind(first["name"], own[0]["name"])
         if rank == best or close or best[0] > 0 or not can_lend:
-            return answer(*_same_food_fitting(*own, line, tried))
+            fitting = _same_food_fitting(*own, line, tried, equal=rank, asked=asked, cut=cut)
+            return answer(*fitting)
     if (
         best[0] == 0
         and first["data_type"] != DataType.SR_LEGACY
@@ -367,6 +396,19 @@ def line_result(
             lent = _lent(first, line, searched(line.food))
         if lent is not None:
             return answer(first, lent)
+    if best[0] == 0 and (own is None or tier(own[0]["data_type"]) > 0):
+        # A reference food came first but neither it nor its kin weighs the line, and
+        # no food does or the first that does is branded: an SR28 food meaning the
+        # line nearly as well (one word more at most) with its own measure is matched
+        # before a product's label serving (issue 38.4: "2 tbsp tomato paste" is
+        # "Tomato products, canned, paste" at 16 g a tablespoon, not "TOMATO PASTE" at
+        # 18) or no answer ("1 cup black coffee": "Coffee, brewed" of FNDDS has no cup).
+        for food in matchable(line.food) if matchable is not None else []:
+            if meaning(food["name"], food["data_type"], asked, cut=cut) <= (0, best[1] + 1):
+                weighing = weigh(line, food["portions"] or [], food_words=line.food,
+                                 name=food["name"])  # fmt: skip
+                if weighing.grams is not None:
+                    return answer(food, weighing)
     if own is not None:
         return answer(*_same_food_fitting(*own, line, tried))
     others = candidates[:ALTERNATIVES]
@@ -390,15 +432,28 @@ def _lent(
 
 
 def _same_food_fitting(
-    food: dict[str, Any], weighing: Weighing, line: ParsedLine, tried: list[dict[str, Any]]
+    food: dict[str, Any],
+    weighing: Weighing,
+    line: ParsedLine,
+    tried: list[dict[str, Any]],
+    *,
+    equal: tuple[int, int] | None = None,
+    asked: str = "",
+    cut: bool = False,
 ) -> tuple[dict[str, Any], Weighing]:
-    """``food``, or a food of the same name (another source's record of it) whose
-    measure shares the line's preparation when ``food``'s does not ("1 cup chopped
-    broccoli": SR28's "1 cup chopped" before another source's bare "cup")."""
+    """``food``, or a food of the same name (another source's record of it), or one
+    meaning the line as well (``equal``: its rank, choosing.meaning of ``asked``),
+    whose measure shares the line's preparation when ``food``'s does not ("1 cup
+    chopped broccoli": SR28's "1 cup chopped" before another source's bare "cup"; "1
+    cup sliced almonds": "Nuts, almonds" and its "1 cup sliced" before "Nuts, almonds,
+    blanched" and its cup of whole kernels)."""
     if weighing.fits:
         return food, weighing
     for other in tried:
-        if other is not food and other["name"].casefold() == food["name"].casefold():
+        same = other["name"].casefold() == food["name"].casefold()
+        if equal is not None and not same:
+            same = meaning(other["name"], other["data_type"], asked, cut=cut) == equal
+        if other is not food and same:
             better = weigh(line, other["portions"] or [], food_words=line.food, name=other["name"])
             if better.grams is not None and better.fits:
                 return other, better
