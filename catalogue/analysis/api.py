@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from catalogue import policies
+from catalogue.analysis.eaten import NUTRITION_TYPES
 from catalogue.analysis.selectors import analysis_run, sentence_run
 from catalogue.analysis.sentences import MAX_TEXT_LENGTH, Piece, pieces
 from catalogue.api import CatalogueReadView
@@ -37,15 +38,19 @@ QUERY_PARAMETERS = frozenset({"market"})
 class AnalysisRequest:
     """A checked body: its ``lines`` and the ``servings`` they make (None: not said);
     with ``{"text": ...}`` (issue 39.3), ``lines`` is empty and ``found`` holds the
-    text's pieces (never empty)."""
+    text's pieces (never empty); ``nutrition_type``: "cooking" (foods as bought, the
+    default for lines) or "logging" (foods as eaten, the default for a text; issue 39.4)."""
 
     lines: list[str]
     servings: int | None = None
     found: list[Piece] | None = None
+    nutrition_type: str = "cooking"
 
 
 def analysis_request(body: Any) -> AnalysisRequest:
-    """``{"ingredients": [...], "servings": N}`` checked (``servings`` optional, issue
+    """``{"ingredients": [...], "servings": N, "nutrition_type": "cooking"}`` checked
+    (``nutrition_type`` optional, issue 39.4: "cooking" or "logging", the default by the
+    form: "cooking" for lines, "logging" for a text; ``servings`` optional, issue
     38.6), or ``InvalidIngredients`` naming every field at fault: those of
     ``ingredients_from_body``, and ``servings`` not a whole number from 1 to
     ``MAX_SERVINGS`` (a boolean is not a number)."""
@@ -55,6 +60,9 @@ def analysis_request(body: Any) -> AnalysisRequest:
     whole = isinstance(servings, int) and not isinstance(servings, bool)
     if said and not (whole and 1 <= servings <= MAX_SERVINGS):  # type: ignore[operator]
         errors["servings"] = f"Must be a whole number from 1 to {MAX_SERVINGS}."
+    kind = _nutrition_type(body)
+    if kind is None:
+        errors["nutrition_type"] = 'Must be "cooking" or "logging".'
     found = None
     if not errors and "text" in body:
         found = pieces(body["text"])
@@ -65,16 +73,25 @@ def analysis_request(body: Any) -> AnalysisRequest:
     if errors:
         raise problems.InvalidIngredients(dict(list(errors.items())[:10]))
     if found is not None:
-        return AnalysisRequest([], servings, found)
-    return AnalysisRequest(body["ingredients"], servings)
+        return AnalysisRequest([], servings, found, kind or "logging")
+    return AnalysisRequest(body["ingredients"], servings, nutrition_type=kind or "cooking")
+
+
+def _nutrition_type(body: Any) -> str | None:
+    """The body's ``nutrition_type``: "" when not said (the form's default), None when
+    it is not one of ``NUTRITION_TYPES`` (issue 39.4)."""
+    if not isinstance(body, dict) or "nutrition_type" not in body:
+        return ""
+    given = body["nutrition_type"]
+    return given if isinstance(given, str) and given in NUTRITION_TYPES else None
 
 
 def ingredients_from_body(body: Any) -> list[str]:
     """The lines of ``{"ingredients": [...]}``, or ``InvalidIngredients`` naming every
-    field at fault: the body not an object, a member other than ``ingredients`` and
-    ``servings``, the list missing, not a list, empty or over ``MAX_LINES``, a line not a
-    string, blank, over ``MAX_LINE_LENGTH`` characters, holding control or bidi control
-    characters or lone surrogates."""
+    field at fault: the body not an object, a member other than ``ingredients``,
+    ``text``, ``servings`` and ``nutrition_type``, the list missing, not a list, empty
+    or over ``MAX_LINES``, a line not a string, blank, over ``MAX_LINE_LENGTH``
+    characters, holding control or bidi control characters or lone surrogates."""
     errors = _body_errors(body)
     if errors:
         raise problems.InvalidIngredients(dict(list(errors.items())[:10]))
@@ -87,7 +104,7 @@ def _body_errors(body: Any) -> dict[str, str]:
     errors = {
         str(name)[:40]: "Unknown member."
         for name in body
-        if name not in ("ingredients", "text", "servings")
+        if name not in ("ingredients", "text", "servings", "nutrition_type")
     }
     lines = body.get("ingredients")
     if "text" in body and "ingredients" in body:
@@ -170,9 +187,13 @@ class AnalysisView(CatalogueReadView):
         asked = analysis_request(request.data)
         items: list[str] | None = None
         if asked.found is not None:
-            items, analysis = sentence_run(found=asked.found, market=market)
+            items, analysis = sentence_run(
+                found=asked.found, market=market, nutrition_type=asked.nutrition_type
+            )
         else:
-            analysis = analysis_run(lines=asked.lines, market=market)
+            analysis = analysis_run(
+                lines=asked.lines, market=market, nutrition_type=asked.nutrition_type
+            )
         matched = sum(1 for line in analysis.lines if line["status"] == "matched")
         data: dict[str, Any] = {"ingredients": analysis.lines, "totals": analysis.totals}
         if asked.servings is not None:
@@ -182,6 +203,7 @@ class AnalysisView(CatalogueReadView):
             "lines": len(analysis.lines),
             "matched": matched,
             "servings": asked.servings,
+            "nutrition_type": asked.nutrition_type,
             "incomplete_nutrients": analysis.incomplete,
         }
         if items is not None:

@@ -10,6 +10,7 @@ from typing import Any
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 
 from catalogue.analysis.api import MAX_LINE_LENGTH, MAX_LINES, MAX_SERVINGS
+from catalogue.analysis.eaten import NUTRITION_TYPES
 from catalogue.analysis.sentences import MAX_TEXT_LENGTH
 from catalogue.models import DataType
 from catalogue.nutrients import HEADLINES
@@ -94,6 +95,13 @@ _META: dict[str, Any] = closed_object(
             "nullable": True,
             "description": "The body's `servings`; null when it gave none.",
         },
+        "nutrition_type": {
+            "type": "string",
+            "enum": list(NUTRITION_TYPES),
+            "description": "How the lines were read: `cooking`, foods as bought (the "
+            "default for `ingredients`), or `logging`, foods as eaten (the default for "
+            "`text`); issue 39.4.",
+        },
         "incomplete_nutrients": {
             "type": "array",
             "items": {"type": "string", "enum": list(_NUTRIENTS)},
@@ -138,6 +146,14 @@ _SERVINGS = {
     "maximum": MAX_SERVINGS,
     "description": "How many servings the lines make: adds `data.per_serving`.",
 }
+_NUTRITION_TYPE = {
+    "type": "string",
+    "enum": list(NUTRITION_TYPES),
+    "description": "`cooking`: read as a recipe, foods as bought (`1 cup brown rice` is "
+    "dry rice); `logging`: read as a plate, foods as eaten (`150 g brown rice` is cooked "
+    "rice) unless the line says raw, dry, uncooked or another state. Default: `cooking` "
+    "for `ingredients`, `logging` for `text`.",
+}
 _LINES_REQUEST: dict[str, Any] = closed_object(
     {
         "ingredients": {
@@ -147,6 +163,7 @@ _LINES_REQUEST: dict[str, Any] = closed_object(
             "items": {"type": "string", "minLength": 1, "maxLength": MAX_LINE_LENGTH},
         },
         "servings": _SERVINGS,
+        "nutrition_type": _NUTRITION_TYPE,
     }
 )
 _LINES_REQUEST["required"] = ["ingredients"]
@@ -160,6 +177,7 @@ _TEXT_REQUEST: dict[str, Any] = closed_object(
             '"2 eggs and a slice of toast with butter" (issue 39.3).',
         },
         "servings": _SERVINGS,
+        "nutrition_type": _NUTRITION_TYPE,
     }
 )
 _TEXT_REQUEST["required"] = ["text"]
@@ -215,6 +233,16 @@ never a guess, and never fail the request. Nutrients use the keys of a record's
 `nutrients_per_100g`; `meta.incomplete_nutrients` names those a matched food does not
 report. A body that is not this object, or a line holding a control or bidi control
 character (U+0085, U+202E, ...), is a 400 `invalid-ingredients`.
+
+**As bought or as eaten.** `"nutrition_type": "cooking"` (the default for
+`ingredients`) reads lines as a recipe does, foods as bought: `1 cup brown rice` is dry
+rice. `"logging"` (the default for `text`) reads them as a food diary does, foods as
+eaten: when a line states no state (raw, dry, uncooked, cooked, fried, ...), a name
+stating a cooked state (cooked, boiled, baked, roasted, grilled, pan-fried, ...) or an
+FNDDS record as eaten comes before the raw, dry or unprepared one (`150 g brown rice` is
+"Rice, brown, long-grain, cooked"), unless the food is eaten raw (FNDDS's plainest
+record of it says raw: an apple) or has no cooked form (milk, butter). Any other value
+is a 400 `invalid-ingredients` naming `nutrition_type`; `meta.nutrition_type` says which.
 
 **A meal in one sentence.** Send `{{"text": "2 eggs and a slice of toast with butter"}}`
 (at most {MAX_TEXT_LENGTH} characters, new lines allowed; `servings` too) instead of

@@ -44,7 +44,7 @@ from typing import Any
 from django.db import connection, connections
 from django.db.models import Q
 
-from catalogue.analysis import dishes, lending, sentences
+from catalogue.analysis import dishes, eaten, lending, sentences
 from catalogue.analysis.choosing import (
     CUTS,
     DESCRIBING,
@@ -94,25 +94,31 @@ class Analysis:
     incomplete: list[str] = field(default_factory=list)
 
 
-def analysis_run(*, lines: list[str], market: str | None) -> Analysis:
+def analysis_run(
+    *, lines: list[str], market: str | None, nutrition_type: str = "cooking"
+) -> Analysis:
     """The analysis of ``lines`` among the foods of ``market`` (None: every market),
-    its reads under the analysis's time budget (catalogue.search.budget: ``QueryTimeout``
-    past it)."""
+    read as a recipe (``nutrition_type`` "cooking": foods as bought) or as a plate
+    ("logging": foods as eaten, catalogue.analysis.eaten, issue 39.4); its reads under
+    the analysis's time budget (catalogue.search.budget: ``QueryTimeout`` past it)."""
     with read_budget("analysis"):
-        return _analysis(lines, market)
+        return _analysis(lines, market, nutrition_type)
 
 
-def sentence_run(*, found: list[sentences.Piece], market: str | None) -> tuple[list[str], Analysis]:
+def sentence_run(
+    *, found: list[sentences.Piece], market: str | None, nutrition_type: str = "logging"
+) -> tuple[list[str], Analysis]:
     """The items of a sentence's pieces ``found`` (catalogue.analysis.sentences: a soft
     cut joining a dish of ``market`` joined back, one query for every cut, issue 39.3)
-    and their analysis as lines, under one analysis's time budget."""
+    and their analysis as lines (as eaten unless ``nutrition_type`` is "cooking"), under
+    one analysis's time budget."""
     with read_budget("analysis"):
         joined = dishes.named(sentences.joins(found, market), market)
         items = sentences.items(found, joined)
-        return items, _analysis(items, market)
+        return items, _analysis(items, market, nutrition_type)
 
 
-def _analysis(lines: list[str], market: str | None) -> Analysis:
+def _analysis(lines: list[str], market: str | None, nutrition_type: str = "cooking") -> Analysis:
     parsed = [parse_line(line) for line in lines]
     found: dict[str, list[int]] = {}
     for line in parsed:
@@ -136,6 +142,8 @@ def _analysis(lines: list[str], market: str | None) -> Analysis:
             ordered[words] = _by_meaning(
                 more + found[words], names, asked[words], cut=words in cut, food=food[words]
             )
+    if nutrition_type == "logging":
+        _as_eaten(ordered, names, asked, cut, food, market)
     weighed = food_rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
     kin = {words: _kin(ids, names) for words, ids in ordered.items()}
     # The table's lenders of each food text's best food, read with its kin: one query.
@@ -163,6 +171,41 @@ def _analysis(lines: list[str], market: str | None) -> Analysis:
         for text, line in zip(lines, parsed, strict=True)
     ]
     return analysis_summed(results)
+
+
+def _as_eaten(
+    ordered: dict[str, list[int]],
+    names: dict[int, dict[str, Any]],
+    asked: dict[str, str],
+    cut: set[str],
+    food: dict[str, str],
+    market: str | None,
+) -> None:
+    """``ordered`` (each food text's candidates in the order of meaning) put in the order
+    a plate means them (catalogue.analysis.eaten, issue 39.4), in place. A food text
+    whose candidates hold no cooked form near enough, for a line stating no state of a
+    food not eaten raw, is searched once more with "cooked" ("brown rice cooked"), its
+    new foods read with those of every such text (one query) and ordered with the
+    others: at most one search more a food text, none for a line repeated."""
+
+    def foods(ids: list[int]) -> list[tuple[str, str]]:
+        return [(names[i]["name"], names[i]["data_type"]) for i in ids]
+
+    more: dict[str, list[int]] = {}
+    for words, ids in ordered.items():
+        if ids and eaten.wants_cooked(foods(ids), asked[words], cut=words in cut):
+            held = set(ids)
+            found = _candidates(f"{words} cooked", market, retries=0)
+            more[words] = [i for i in found if i not in held]
+    names |= food_rows({i for ids in more.values() for i in ids} - names.keys(), _NAME_FIELDS)
+    for words, extra in more.items():
+        if extra:
+            ordered[words] = _by_meaning(
+                ordered[words] + extra, names, asked[words], cut=words in cut, food=food[words]
+            )
+    for words, ids in ordered.items():
+        order = eaten.eaten_first(foods(ids), asked[words], cut=words in cut)
+        ordered[words] = [ids[k] for k in order]
 
 
 class _Lenders:

@@ -1,0 +1,168 @@
+"""As bought or as eaten (issue 39.4): a line read as a plate is read, foods as eaten (pure).
+
+``POST /v1/analysis`` takes ``"nutrition_type"``: ``cooking`` (the default for
+``{"ingredients": [...]}``) reads a line as a recipe does, foods as bought ("1 cup brown
+rice" is dry rice: catalogue.analysis.choosing alone); ``logging`` (the default for
+``{"text": ...}``) reads it as a food diary does, foods as eaten: "150 g brown rice" on a
+plate is cooked rice, "bacon" cooked bacon. This module reorders the candidates that
+catalogue.analysis.choosing put in the order of meaning; catalogue.analysis.selectors
+calls it in ``logging`` only.
+
+A rule over the words of names, not a list of foods. SR28 names state the state ("Rice,
+brown, long-grain, cooked", "Pork, cured, bacon, cooked, baked", "..., raw", "...,
+dry", "..., unprepared"); FNDDS names foods as eaten. When the line states no state
+(``states_asked``: raw, dry, uncooked, cooked, boiled, fried, ...):
+
+- a food is eaten raw (``eaten_raw``) when FNDDS's plainest records of it among the
+  candidates (the survey names fewest words away from the line) all state a bought
+  state: "Apple, raw" before "Apple, baked"; milk and butter have no cooked form at all.
+  Without a survey record among the candidates (market IN: IFCT names few cooked
+  foods), no food is taken as eaten raw;
+- otherwise the names stating a cooked state (``COOKED``: cooked, boiled, baked,
+  roasted, grilled, broiled, pan-fried, microwaved, steamed, stewed, braised, poached,
+  prepared) and no bought one (``BOUGHT``: "Apples, raw, without skin, cooked, boiled"
+  is SR28's cooked apple made from the raw one) come first, when they are at most
+  ``SLACK`` words further from the line than the best candidate, the cooked words not
+  counted (``eaten_distance``): "Lentils, mature seeds, cooked, boiled" before "Lentils,
+  raw"; among them, the nearest first, then the order of meaning. A name merely fried
+  ("Beef, steak, country fried") or breaded is another dish, never promoted.
+
+``wants_cooked`` says when the candidates hold no such cooked form, so the caller may
+search the line's words with "cooked" once more (one search a food text at most).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from catalogue.analysis.choosing import MADE_WITH, distance, placed, tier
+from catalogue.analysis.parser import STATES
+from catalogue.search import text
+
+NUTRITION_TYPES = ("cooking", "logging")
+# Words of a name stating a cooked state (SR28 and FNDDS spellings); "pan-fried" is read
+# as one word (``_name_states``), "fried" alone is not one: a fried food is another dish.
+COOKED = frozenset(
+    {
+        "cooked", "boiled", "baked", "roasted", "grilled", "broiled", "pan-fried",
+        "microwaved", "steamed", "stewed", "braised", "poached", "simmered", "prepared",
+    }
+)  # fmt: skip
+# Words of a name stating the food as bought, not yet cooked.
+BOUGHT = frozenset({"raw", "dry", "uncooked", "unprepared", "unheated", "purchased"})
+# Words of a line stating the state it means: then the line is read as it says.
+ASKED_STATES = frozenset(STATES | BOUGHT | COOKED | {"fried", "pan"})
+# A cooked form may lie this many words further from the line than the best candidate.
+SLACK = 2
+# Cooking methods whose "dry" is not the bought state ("cooked, dry heat").
+_HEAT = re.compile(r"\b(?:dry|moist)[ -]+heat\b|\bdry[ -]+roasted\b", re.I)
+_PAN_FRIED = re.compile(r"\bpan[ -]+fried\b", re.I)
+
+
+def states_asked(asked: str) -> bool:
+    """Whether the line's food words ``asked`` state a state ("raw", "dry", "cooked",
+    "fried", ...): then it is read as it says, in either nutrition type."""
+    return any(word in ASKED_STATES for word in text.words(asked))
+
+
+@functools.lru_cache(maxsize=65536)
+def _name_states(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The cooked and the bought words ``name`` states ("pan-fried" as one word)."""
+    plain = _PAN_FRIED.sub(" panfried ", _HEAT.sub(" ", name))
+    words = {"pan-fried" if w == "panfried" else w for w in text.words(plain)}
+    return frozenset(words & COOKED), frozenset(words & BOUGHT)
+
+
+def cooked(name: str) -> bool:
+    """Whether ``name`` states a cooked state and no bought one."""
+    done, bought = _name_states(name)
+    return bool(done) and not bought
+
+
+def bought(name: str) -> bool:
+    """Whether ``name`` states a bought state (raw, dry, uncooked, unprepared)."""
+    return bool(_name_states(name)[1])
+
+
+def eaten_distance(name: str, asked: str, *, cut: bool = False) -> int:
+    """``choosing.distance`` of ``name`` from the line ``asked``, its cooked words not
+    counted (a plate's food is cooked unless it says otherwise)."""
+    done, _ = _name_states(name)
+    words = " ".join(sorted(w.replace("-", " ") for w in done))  # "pan fried"
+    return distance(name, f"{asked} {words}".strip(), cut=cut)
+
+
+def eaten_raw(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -> bool:
+    """Whether the food ``asked`` is eaten raw: the survey (FNDDS) records among
+    ``foods`` (``(name, data_type)``) nearest the line all state a bought state ("Apple,
+    raw"; not "Beef, ground" beside "Beef, ground, raw"). False without survey records."""
+    survey = [name for name, data_type in foods if data_type == "survey"]
+    if not survey:
+        return False
+    far = {name: distance(name, asked, cut=cut) for name in survey}
+    near = min(far.values())
+    return all(bought(name) for name in survey if far[name] == near)
+
+
+def eaten_form(name: str, data_type: str) -> bool:
+    """Whether ``name`` is a food as eaten: it states a cooked state (``cooked``), or it
+    is a survey (FNDDS) record stating no state at all ("Beef, steak, NFS", "Millet":
+    FNDDS names foods as eaten)."""
+    if cooked(name):
+        return True
+    return data_type == "survey" and not _stated(name)
+
+
+def _stated(name: str) -> bool:
+    done, bought_ = _name_states(name)
+    return bool(done or bought_) or any(w in STATES for w in text.words(name))
+
+
+@functools.lru_cache(maxsize=65536)
+def _own(name: str) -> frozenset[str]:
+    """Stems of ``name``'s words before what it is made with ("Rice, cooked, with milk"
+    is rice)."""
+    words = text.words(name)
+    end = next((k for k, w in enumerate(words) if w in MADE_WITH), len(words))
+    return frozenset(text.stem(w) for w in words[:end])
+
+
+def _promoted(foods: list[tuple[str, str]], asked: str, cut: bool) -> list[int]:
+    """Indexes of the forms as eaten to put first (see the module), nearest first, then
+    those holding the line's words where a name names its food (``choosing.placed``),
+    then cooked ones before survey ones stating no state, then in their order."""
+    if not foods or states_asked(asked) or eaten_raw(foods, asked, cut=cut):
+        return []
+    best, best_type = foods[0]
+    # The line's words the best candidate holds: a form as eaten holds them too, in
+    # what it is, not in what it is made with ("Rice, cooked, with milk" is no milk).
+    held = _own(best) & {text.stem(w) for w in text.words(asked)}
+    bound = eaten_distance(best, asked, cut=cut) + SLACK
+    near = {
+        i: (eaten_distance(name, asked, cut=cut), placed(name, asked), not cooked(name), i)
+        for i, (name, data_type) in enumerate(foods)
+        if tier(data_type) <= tier(best_type) and eaten_form(name, data_type) and held <= _own(name)
+    }
+    if not any(cooked(foods[i][0]) for i in near):
+        return []  # nothing cooked to choose: the order of meaning stands
+    return sorted((i for i, key in near.items() if key[0] <= bound), key=near.__getitem__)
+
+
+def eaten_first(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -> list[int]:
+    """Indexes of ``foods`` (``(name, data_type)`` in the order of meaning) in the order
+    a plate means them: the cooked forms of the food first (see the module), the others
+    after them in their order; unchanged when the line states a state or the food is
+    eaten raw."""
+    first = _promoted(foods, asked, cut)
+    chosen = set(first)
+    return first + [i for i in range(len(foods)) if i not in chosen]
+
+
+def wants_cooked(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -> bool:
+    """Whether a plate's line ``asked`` may mean a cooked form the candidates ``foods``
+    lack: it states no state, the food is not eaten raw, and no candidate is a cooked
+    form near enough (``eaten_first`` would change nothing)."""
+    if not foods or states_asked(asked) or eaten_raw(foods, asked, cut=cut):
+        return False
+    return not _promoted(foods, asked, cut)

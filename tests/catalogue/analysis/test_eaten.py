@@ -1,0 +1,178 @@
+"""As bought or as eaten (issue 39.4): catalogue/analysis/eaten.py's rule over the words of
+USDA names, as table tests (pure): which candidate a plate's line means."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalogue.analysis.eaten import (
+    bought,
+    cooked,
+    eaten_first,
+    eaten_form,
+    eaten_raw,
+    states_asked,
+    wants_cooked,
+)
+
+SR, SURVEY, BRANDED = "sr_legacy", "survey", "branded"
+
+
+def _first(foods: list[tuple[str, str]], asked: str) -> str:
+    return foods[eaten_first(foods, asked)[0]][0]
+
+
+@pytest.mark.parametrize(
+    ("name", "is_cooked", "is_bought"),
+    [
+        ("Rice, brown, long-grain, cooked", True, False),
+        ("Rice, brown, long-grain, raw", False, True),
+        ("Pork, cured, bacon, cooked, pan-fried", True, False),
+        ("Pork, cured, bacon, unprepared", False, True),
+        ("Noodles, egg, dry, enriched", False, True),
+        ("Quinoa, uncooked", False, True),
+        ("Chicken, broilers or fryers, breast, meat only, cooked, roasted", True, False),
+        ("Rice, white, long-grain, precooked or instant, enriched, prepared", True, False),
+        # SR28's cooked apple is made from the raw one: not a cooked form
+        ("Apples, raw, without skin, cooked, boiled", False, True),
+        # "dry heat" is a cooking method, not the dry state
+        ("Fish, salmon, Atlantic, farmed, cooked, dry heat", True, False),
+        # fried alone is another dish
+        ("Beef, steak, country fried", False, False),
+        ("Butter, salted", False, False),
+    ],
+)
+def test_a_name_states_its_state(name, is_cooked, is_bought):
+    assert (cooked(name), bought(name)) == (is_cooked, is_bought)
+
+
+@pytest.mark.parametrize(
+    ("asked", "stated"),
+    [
+        ("brown rice", False),
+        ("raw brown rice", True),
+        ("dry pasta", True),
+        ("uncooked quinoa", True),
+        ("boiled eggs", True),
+        ("fried chicken", True),
+        ("chicken breast", False),
+    ],
+)
+def test_a_line_stating_a_state_is_read_as_it_says(asked, stated):
+    assert states_asked(asked) is stated
+
+
+RICE = [
+    ("Rice, brown, long-grain, raw", SR),
+    ("Rice, brown, medium-grain, raw", SR),
+    ("Rice, brown, long-grain, cooked", SR),
+    ("Rice, brown, cooked, NS as to fat", SURVEY),
+]
+APPLE = [
+    ("Apple, raw", SURVEY),
+    ("Apples, raw, with skin", SR),
+    ("Apple, baked", SURVEY),
+    ("Apples, raw, without skin, cooked, boiled", SR),
+]
+
+
+@pytest.mark.parametrize(
+    ("foods", "asked", "expected"),
+    [
+        (RICE, "brown rice", "Rice, brown, long-grain, cooked"),
+        (RICE, "raw brown rice", "Rice, brown, long-grain, raw"),  # the line says so
+        (
+            [("Quinoa, uncooked", SR), ("Quinoa, cooked", SR)],
+            "quinoa",
+            "Quinoa, cooked",
+        ),
+        (
+            [("Millet, raw", SR), ("Millet", SURVEY), ("Millet, cooked", SR)],
+            "millet",
+            "Millet, cooked",
+        ),
+        (
+            [
+                ("Lentils, raw", SR),
+                ("Lentils, NFS", SURVEY),
+                ("Lentils, mature seeds, cooked, boiled, without salt", SR),
+            ],
+            "lentils",
+            "Lentils, mature seeds, cooked, boiled, without salt",
+        ),
+        (
+            [
+                ("Chicken, breast, boneless, skinless, raw", "foundation"),
+                ("Chicken, broilers or fryers, breast, meat only, cooked, roasted", SR),
+            ],
+            "chicken breast",
+            "Chicken, broilers or fryers, breast, meat only, cooked, roasted",
+        ),
+        (
+            [("Pork, cured, bacon, unprepared", SR), ("Pork, cured, bacon, cooked, baked", SR)],
+            "bacon",
+            "Pork, cured, bacon, cooked, baked",
+        ),
+        # FNDDS's steak is as eaten: a steak named where USDA names its food stays first
+        (
+            [
+                ("Beef, steak, NFS", SURVEY),
+                ("Pork, fresh, shoulder, blade, boston (steaks), cooked, broiled", SR),
+            ],
+            "steak",
+            "Beef, steak, NFS",
+        ),
+        # eaten raw: FNDDS's plainest apple is raw; SR28's cooked one is made from raw
+        (APPLE, "apple", "Apple, raw"),
+        # no cooked form at all, and a dish made with the food is not one
+        (
+            [("Milk, whole", SURVEY), ("Rice, cooked, with milk", SURVEY)],
+            "milk",
+            "Milk, whole",
+        ),
+        (
+            [("Butter, salted", SR), ("Plantain, cooked with butter or margarine", SURVEY)],
+            "butter",
+            "Butter, salted",
+        ),
+        # a branded food never comes before a reference one for being cooked
+        (
+            [("Pasta, dry, enriched", SR), ("COOKED PASTA", BRANDED)],
+            "pasta",
+            "Pasta, dry, enriched",
+        ),
+    ],
+)  # fmt: skip
+def test_a_plate_means_the_food_as_eaten(foods, asked, expected):
+    assert _first(foods, asked) == expected
+
+
+def test_the_others_keep_their_order_after_the_cooked_forms():
+    order = eaten_first(RICE, "brown rice")
+    assert [RICE[i][0] for i in order] == [
+        "Rice, brown, long-grain, cooked",
+        "Rice, brown, cooked, NS as to fat",
+        "Rice, brown, long-grain, raw",
+        "Rice, brown, medium-grain, raw",
+    ]
+
+
+def test_eaten_raw_reads_fnddss_plainest_record():
+    assert eaten_raw(APPLE, "apple")
+    assert not eaten_raw([("Beef, ground", SURVEY), ("Beef, ground, raw", SURVEY)], "ground beef")
+    assert not eaten_raw(RICE[:3], "brown rice")  # no survey record: never raw
+
+
+def test_a_survey_record_stating_no_state_is_as_eaten():
+    assert eaten_form("Beef, steak, NFS", SURVEY)
+    assert not eaten_form("Butter, salted", SR)
+    assert not eaten_form("Apple, raw", SURVEY)
+
+
+def test_more_candidates_are_wanted_only_when_no_cooked_form_is_near():
+    raw_only = [("Rice, brown, long-grain, raw", SR), ("Rice, brown, medium-grain, raw", SR)]
+    assert wants_cooked(raw_only, "brown rice")
+    assert not wants_cooked(RICE, "brown rice")  # one is there
+    assert not wants_cooked(raw_only, "raw brown rice")  # the line says raw
+    assert not wants_cooked(APPLE[:2], "apple")  # eaten raw
+    assert not wants_cooked([], "brown rice")
