@@ -54,6 +54,8 @@ USUAL = frozenset(
     {
         "whole", "raw", "fresh", "plain", "regular", "white", "granulated", "all", "purpose",
         "table", "ripe", "mature", "salted", "sweet", "fluid", "ground", "lean",
+        # IFCT's words for the usual grain and egg: milled (polished) rice, a hen's egg
+        "milled", "poultry",
         # a fruit or vegetable is eaten with its skin unless the line says peeled
         "skin", "peel", "includes",
         # joining words of USDA names ("made from soy and wheat")
@@ -82,11 +84,12 @@ CLASSES = frozenset(
 # claim names the food itself ("Milk, reduced fat, fluid, 2% milkfat").
 CLAIMS = frozenset({"low", "reduced", "lite", "free", "no", "lowfat", "nonfat"})
 # Animals (and the absence of one) that qualify a food into another version of it:
-# "Bacon, turkey", "Sausage, Italian, turkey", "Egg, duck", "Bacon, meatless" (issue 38.4).
+# "Bacon, turkey", "Sausage, Italian, turkey", "Egg, duck", "Bacon, meatless" (issue 38.4);
+# "quial" is how IFCT 2017 spells quail ("Egg, quial, whole, raw").
 SPECIES = frozenset(
     {
         "pork", "beef", "veal", "lamb", "mutton", "goat", "turkey", "chicken", "duck",
-        "goose", "quail", "bison", "buffalo", "venison", "elk", "rabbit", "ostrich", "emu",
+        "goose", "quail", "quial", "bison", "buffalo", "venison", "elk", "rabbit", "ostrich", "emu",
         "meatless", "vegetarian", "vegan",
     }
 )  # fmt: skip
@@ -101,7 +104,7 @@ BOUGHT_AS = frozenset({"instant", "powder", "concentrate", "concentrated"})
 MADE_WITH = frozenset({"with", "made", "prepared", "containing"})
 # Words saying a name is the usual form, or the average of the usual ones.
 USUAL_FORM = frozenset(
-    {"raw", "whole", "plain", "regular", "ripe", "fresh", "average", "commercial", "nfs"}
+    {"raw", "whole", "plain", "regular", "ripe", "fresh", "average", "commercial", "nfs", "milled"}
 )
 # Preparations that cut a whole food; a powder is not cut ("grated ginger").
 CUTS = frozenset(

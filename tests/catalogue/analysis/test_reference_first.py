@@ -52,6 +52,9 @@ def test_a_line_no_reference_name_holds_is_searched_without_a_describing_word(wo
                          "Apple juice, canned or bottled, unsweetened"], 1),
         ("apple juice", ["Babyfood, juice, apple",
                          "Apple juice, canned or bottled, unsweetened"], 1),
+        # IFCT 2017's usual grain and egg (market IN): milled rice, a hen's egg
+        ("rice", ["Rice, raw, brown", "Rice, raw, milled"], 1),
+        ("eggs", ["Egg, quial, whole, raw", "Egg, poultry, whole, raw"], 1),
         # a form it is bought in, stated after the food, is not the drink a line means
         ("black coffee", ["Beverages, coffee, instant, regular, powder",
                           "Beverages, coffee, brewed, prepared with tap water"], 1),
