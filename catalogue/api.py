@@ -106,6 +106,12 @@ class FoodListView(CatalogueReadView):
             "q": query.q or None,
             # The query searched instead of q when q (nearly) matched nothing.
             "corrected_q": page.corrected_q,
+            # Words of q left out because q found nothing (or only weak matches) with them.
+            "relaxed": (
+                None
+                if page.relaxed is None
+                else {"dropped": list(page.relaxed.dropped), "searched": page.relaxed.searched}
+            ),
             # The words of q searched as the market's names for them (catalogue.search.synonyms).
             "synonyms": [{"typed": u.typed, "searched": u.searched} for u in page.synonyms],
             "sort": query.sort.text,

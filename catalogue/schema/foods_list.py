@@ -30,6 +30,29 @@ _META = closed_object(
             "description": "The query searched instead of q when q (nearly) "
             "matched nothing: 'showing results for ...'."
         },
+        "relaxed": closed_object(
+            {
+                "dropped": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "example": ["sandwich"],
+                    "description": "The words of q left out, in typed order.",
+                },
+                "searched": {
+                    "type": "string",
+                    "example": "peanut butter and jelly",
+                    "description": "The query searched (also in corrected_q).",
+                },
+            }
+        )
+        | {
+            "nullable": True,
+            "description": "Set when q was searched with fewer words than typed: no "
+            "food holds every word of it (the fewest words are left out, the least "
+            "informative first, down to one), or a query of three to six words "
+            "found only weak matches and a shorter one a reference food; null "
+            "otherwise.",
+        },
         "synonyms": {
             "type": "array",
             "items": closed_object(

@@ -304,7 +304,7 @@ def relaxed(
     held = foods_holding(terms)
     about = foods_about(terms)
     live = found(terms)
-    named = max(range(len(terms)), key=lambda i: (about.get(terms[i], 0), -i))
+    named = _named(text.words(q), terms, about)
     for dropped in (1, 2):
         if len(terms) - dropped < RELAXED_MIN_WORDS or (dropped == 2 and len(terms) != 4):
             break
@@ -327,6 +327,121 @@ def relaxed(
         if best is not None:
             return best[1]
     return None
+
+
+# Relaxing an empty search (issue 39, point 1; docs/catalogue.md, "Relevance"): a query
+# no food holds whole is searched with fewer of its words, down to one. At most
+# ``WIDEN_MAX_WORDS`` of its words are weighed (the named word and the rarest others;
+# the rest are left out at once), at most ``WIDEN_TRIES`` smaller queries of each size
+# are searched, and none after ``RELAX_BUDGET_SECONDS`` but the named word alone.
+WIDEN_MAX_WORDS = 6
+WIDEN_TRIES = 4
+
+
+def widened(
+    q: str,
+    top: Callable[[str], dict[str, Any] | None],
+    foods_holding: Callable[[list[str]], dict[str, int]],
+    foods_about: Callable[[list[str]], dict[str, int]],
+    found: Callable[[list[str]], set[str]],
+    *,
+    clock: Callable[[], float] = time.monotonic,
+) -> str | None:
+    """The query searched for ``q`` when no food matches all of its words (the caller
+    knows): ``q`` with the fewest of its words left out that lets some food match
+    (``top(q)``: the sort key of its first food by relevance, or None). None when
+    ``q`` has fewer than two significant words (stop words aside) or none that any
+    name matches (``found``).
+
+    Words no name matches are left out first (one statement for all). The word most
+    reference foods are about (``foods_about``; between equal counts the later one,
+    the head of an English noun phrase: ``rice`` in ``egg fried rice``) names the food
+    and is kept to the end; of the others, those held by the most foods
+    (``foods_holding``: the least informative) are left out first. Among the queries
+    of one size that find a food, the one whose first food ranks best wins
+    (relevance, quality, shorter name), then the one leaving out the commonest words.
+    Stop words between two kept words stay (``peanut butter and jelly`` keeps its
+    ``and``, which decides whether a name starts with it)."""
+    typed = text.words(q)
+    terms = list(dict.fromkeys(term for term in typed if term not in text.STOP_WORDS))
+    if len(terms) < 2:
+        return None
+    deadline = clock() + RELAX_BUDGET_SECONDS
+    live = found(terms)
+    asked = len(terms)
+    terms = [term for term in terms if term in live]
+    if not terms:
+        return None
+    held = foods_holding(terms)
+    about = foods_about(terms)
+    named = _named(typed, terms, about)
+    # The named word and the rarest others, in typed order.
+    others = sorted(
+        (i for i in range(len(terms)) if i != named), key=lambda i: held.get(terms[i], 0)
+    )
+    weighed = sorted([named, *others[: WIDEN_MAX_WORDS - 1]])
+    # All the words weighed are searched together first when some were left out already.
+    for size in range(len(weighed) - (len(weighed) == asked), 0, -1):
+        subsets = [kept for kept in combinations(weighed, size) if named in kept]
+        # The commonest words left out first.
+        subsets.sort(key=lambda kept: -sum(held.get(terms[i], 0) for i in weighed if i not in kept))
+        best: tuple[tuple[Any, ...], str] | None = None
+        for kept in subsets[:WIDEN_TRIES]:
+            if clock() > deadline and size > 1:
+                break
+            candidate = _spoken(typed, {terms[i] for i in kept})
+            first = top(candidate)
+            if first is None:
+                continue
+            left_out = sum(held.get(terms[i], 0) for i in weighed if i not in kept)
+            rank = (-first["relevance"], first["quality"], first["name_length"], -left_out)
+            if best is None or rank < best[0]:
+                best = (rank, candidate)
+        if best is not None:
+            return best[1]
+        if clock() > deadline:
+            # Out of time: the named word alone (one more search), never nothing.
+            candidate = terms[named]
+            return candidate if size > 1 and top(candidate) is not None else None
+    return None
+
+
+# Words after which a query names what its food is made or served with (or without),
+# not the food: ``scrambled eggs with milk`` is eggs, ``hard boiled egg no salt`` egg.
+MODIFIER_WORDS = frozenset({"with", "without", "no", "in", "on", "from", "for", "of"})
+
+
+def _named(typed: list[str], terms: list[str], about: dict[str, int]) -> int:
+    """The index in ``terms`` of the word naming the food: the last word some reference
+    food is about (``about``) before any ``MODIFIER_WORDS`` word (in English the head of
+    a noun phrase comes last: ``rice`` in ``egg fried rice``, ``turkey`` in ``ground
+    turkey 93 lean``); after it, or when no word before one is, the word most reference
+    foods are about (the first of equal ones)."""
+    before = []
+    for term in typed:
+        if term in MODIFIER_WORDS:
+            break
+        before.append(term)
+    heads = [i for i, term in enumerate(terms) if term in before and about.get(term, 0)]
+    if heads:
+        return heads[-1]
+    return max(range(len(terms)), key=lambda i: (about.get(terms[i], 0), -i))
+
+
+def _spoken(typed: list[str], kept: set[str]) -> str:
+    """The words of ``typed`` that are in ``kept`` (each once), in typed order, with
+    the stop words standing between two of them."""
+    out: list[str] = []
+    pending: list[str] = []
+    for term in typed:
+        if term in text.STOP_WORDS:
+            if out:
+                pending.append(term)
+            continue
+        if term in kept and term not in out:
+            out += [*pending, term]
+        pending = []
+    return " ".join(out)
 
 
 def words_found(terms: list[str], market: str | None) -> set[str]:

@@ -29,6 +29,15 @@ SEARCH_COUNT_CAP = 1_000
 
 
 @dataclass(frozen=True, slots=True)
+class Relaxed:
+    """A search made with fewer words than typed (``meta.relaxed``): ``searched`` is the
+    query searched, ``dropped`` the words of q (after synonyms) left out, in typed order."""
+
+    dropped: tuple[str, ...]
+    searched: str
+
+
+@dataclass(frozen=True, slots=True)
 class FoodPage:
     """One page of a food list. ``rows`` are the ranking's sort keys (with ``id``) and
     ``summary``, each food's summary as rendered JSON bytes; ``next`` is where
@@ -37,7 +46,9 @@ class FoodPage:
     q), ``total_exact`` False beyond. ``corrected_q``: the query searched instead of
     ``q`` when ``q`` (nearly) matched nothing (catalogue.search.spelling) or was a weak long
     query searched without some of its words (catalogue.search.matching.relaxed), else None.
-    ``synonyms``: the synonyms ``q`` was searched with (catalogue.search.synonyms)."""
+    ``synonyms``: the synonyms ``q`` was searched with (catalogue.search.synonyms).
+    ``relaxed``: set when words of ``q`` were left out (``corrected_q`` is then the
+    query searched too), else None."""
 
     rows: list[dict[str, Any]]
     offset: int
@@ -46,6 +57,7 @@ class FoodPage:
     next: Position | None
     corrected_q: str | None = None
     synonyms: tuple[synonyms.Used, ...] = ()
+    relaxed: Relaxed | None = None
 
 
 def food_search(
@@ -68,9 +80,12 @@ def food_search(
     Otherwise a relevance-sorted query of three or more words whose first result is
     weak is relaxed (catalogue.search.matching.relaxed: "atlantic salmon fillet" is searched as
     "atlantic salmon"), decided on its first result whatever the page, and reported
-    in ``corrected_q`` the same way. Both are pure functions of ``q``, the market and
-    the catalogue (time budgets aside), so every page of the search (and its cursors)
-    agrees.
+    in ``corrected_q`` the same way. A search that still matches nothing is searched
+    with fewer of its words, down to one (catalogue.search.matching.widened: ``peanut
+    butter jelly toast`` as ``peanut butter jelly``), whatever the sort. Both
+    relaxations are reported in ``relaxed`` too (the words left out). All are pure
+    functions of ``q``, the market and the catalogue (time budgets aside), so every
+    page of the search (and its cursors) agrees.
     """
     expected = len(ordering.columns_for(query.sort))
     if position.key is not None and len(position.key) != expected:
@@ -114,10 +129,48 @@ def food_search(
         )
         if relaxed is not None:
             alternative = _food_page(replace(query, q=relaxed), market, depth, position)
-            return replace(alternative, corrected_q=relaxed, synonyms=used)
+            return _relaxed(alternative, query.q, relaxed, used)
+    if query.q and _empty(page, query, market):
+        checkpoint()
+        wider = _widened_q(query, market)
+        if wider is not None:
+            alternative = _food_page(replace(query, q=wider), market, depth, position)
+            return _relaxed(alternative, query.q, wider, used)
     if page is None:
         raise past_end
     return replace(page, synonyms=used) if used else page
+
+
+def _relaxed(page: FoodPage, q: str, searched: str, used: tuple[synonyms.Used, ...]) -> FoodPage:
+    """``page`` of ``searched``, a search of fewer words than ``q``, reported as such."""
+    kept = set(text.words(searched))
+    dropped = [
+        t for t in dict.fromkeys(text.words(q)) if t not in kept and t not in text.STOP_WORDS
+    ]
+    relaxed = Relaxed(dropped=tuple(dropped), searched=searched)
+    return replace(page, corrected_q=searched, synonyms=used, relaxed=relaxed)
+
+
+def _empty(page: FoodPage | None, query: FoodQuery, market: str | None) -> bool:
+    """Whether the search matches no food at all (``page`` None: a page past the end
+    of its list, which says nothing about the first: asked)."""
+    if page is not None:
+        return page.total == 0
+    return not matching.match(_filtered(query, market), query.q, prefix=query.prefix).exists()
+
+
+def _widened_q(query: FoodQuery, market: str | None) -> str | None:
+    """The query ``food_search`` searches instead of an empty one
+    (catalogue.search.matching.widened), each smaller query tried with ``query``'s
+    filters and judged on its first food by relevance."""
+    ranked = replace(query, sort=Sort("relevance", False))
+    return matching.widened(
+        query.q,
+        lambda q: _first_key(ranked, q, market),
+        lambda terms: spelling.foods_holding(terms, market),
+        lambda terms: matching.foods_about(terms, market),
+        lambda terms: matching.words_found(terms, market),
+    )
 
 
 # A search whose matches below the phrase index (catalogue.search.matching: relevance 1 and 0,
