@@ -161,8 +161,12 @@ def eaten_first(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) 
 
 def wants_cooked(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -> bool:
     """Whether a plate's line ``asked`` may mean a cooked form the candidates ``foods``
-    lack: it states no state, the food is not eaten raw, and no candidate is a cooked
-    form near enough (``eaten_first`` would change nothing)."""
-    if not foods or states_asked(asked) or eaten_raw(foods, asked, cut=cut):
+    lack: it states no state, the best candidate states a bought one (raw, dry,
+    unprepared: "Butter, salted" or "Salt, table" has no cooked form to look for), the
+    food is not eaten raw, and no candidate is a cooked form near enough
+    (``eaten_first`` would change nothing)."""
+    if not foods or not bought(foods[0][0]) or states_asked(asked):
+        return False
+    if eaten_raw(foods, asked, cut=cut):
         return False
     return not _promoted(foods, asked, cut)
