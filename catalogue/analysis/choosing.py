@@ -56,6 +56,8 @@ USUAL = frozenset(
         "table", "ripe", "mature", "salted", "sweet", "fluid", "ground", "lean",
         # IFCT's words for the usual grain and egg: milled (polished) rice, a hen's egg
         "milled", "poultry",
+        # bacon and ham are cured: the word names their usual form
+        "cured",
         # a fruit or vegetable is eaten with its skin unless the line says peeled
         "skin", "peel", "includes",
         # joining words of USDA names ("made from soy and wheat")
@@ -65,7 +67,14 @@ USUAL = frozenset(
 
 
 # Words saying a name is a particular form of the food, counted anywhere in the name.
-FORMS = frozenset({"baby", "babyfood", "mini", "miniature", "recipe", "homemade", "blend"})
+FORMS = frozenset(
+    {
+        "baby", "babyfood", "mini", "miniature", "recipe", "homemade", "blend",
+        # a part of the animal no plain line means: "Pork, bacon, rendered fat, cooked",
+        # "Turkey, whole, giblets, cooked"
+        "rendered", "giblets", "drippings",
+    }
+)  # fmt: skip
 # The classes SR28 names begin with before the food itself ("Pork, cured, bacon",
 # "Crustaceans, shrimp, raw", "Beverages, coffee, brewed"): the class word adds nothing
 # a line did not ask for. Only classes, never a food of its own ("Peaches, frozen" is
@@ -126,7 +135,18 @@ def unasked(name: str, asked: str, *, cut: bool = False) -> int:
     if wanted & _BOUGHT_STEMS:  # "instant coffee" asks for the powder
         wanted |= _BOUGHT_STEMS
     extra, powders, _ = _name_words(name)
-    return sum(1 for stem in extra + (powders if cut else ()) if stem not in wanted)
+    states = _states(name)
+    # The state words after the name's food describe one state ("cooked, pan-fried"):
+    # they add one word at most, none when the line asks for one of them.
+    stated = 0 if states & wanted else min(1, len(states))
+    return stated + sum(1 for stem in extra + (powders if cut else ()) if stem not in wanted)
+
+
+@functools.lru_cache(maxsize=65536)
+def _states(name: str) -> frozenset[str]:
+    parts = PARENS.sub(" ", name).split(",")
+    later = text.words(",".join(parts[2:]))
+    return frozenset(text.stem(w) for w in later if (w in STATES or w in BOUGHT_AS) and w != "raw")
 
 
 @functools.lru_cache(maxsize=65536)
@@ -158,10 +178,23 @@ def qualified(name: str, asked: str) -> bool:
     "Turkey bacon" are not the bacon a plain line means)."""
     wanted = _stems(asked)
     category, _, _ = _parts(name)
+    # The animal a plain meat word means ("bacon" is pork's): a category naming another
+    # qualifies the food too ("Beef, bacon" is not the bacon a plain line means).
+    usual = {_USUAL_ANIMAL[stem] for stem in wanted if stem in _USUAL_ANIMAL}
     return any(
-        stem in _SPECIES_STEMS and stem not in wanted and stem not in category
+        stem in _SPECIES_STEMS
+        and stem not in wanted
+        and (stem not in category or (usual and stem not in usual))
         for stem in _stems(name)
     )
+
+
+# English meat words and the animal they mean unless the line names another.
+USUAL_ANIMAL = {
+    "bacon": "pork", "ham": "pork", "sausage": "pork", "chop": "pork", "steak": "beef",
+    "hamburger": "beef", "burger": "beef", "brisket": "beef", "jerky": "beef",
+}  # fmt: skip
+_USUAL_ANIMAL = {text.stem(word): text.stem(animal) for word, animal in USUAL_ANIMAL.items()}
 
 
 def placed(name: str, asked: str) -> int:
@@ -227,7 +260,7 @@ def _name_words(name: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
     states = {w for w in text.words(",".join(parts[2:])) if w in STATES or w in BOUGHT_AS}
     forms = {w for w in everywhere if w in FORMS} - set(head)
     powders = sorted({w for w in everywhere if w in POWDERS} - set(head) - states - forms)
-    extra = [w for w in head if w not in USUAL] + sorted(states - {"raw"} | forms)
+    extra = [w for w in head if w not in USUAL] + sorted(forms)
     usual = -sum(1 for w in set(everywhere) if w in USUAL_FORM)
     return tuple(text.stem(w) for w in extra), tuple(text.stem(w) for w in powders), usual
 
