@@ -86,12 +86,13 @@ CLASSES = frozenset(
         "leavening", "alcoholic",
     }
 )  # fmt: skip
-# Words of a claim narrowing a food to a special version ("Tomato sauce, canned, no
-# salt added", "Bacon, ..., reduced/low sodium"): a name stating one after its first two
-# parts, where USDA names its food, is another version than the one a plain line means
-# (issue 38.4), ranked like a form the line did not ask for. In the first two parts the
-# claim names the food itself ("Milk, reduced fat, fluid, 2% milkfat").
-CLAIMS = frozenset({"low", "reduced", "lite", "free", "no", "lowfat", "nonfat"})
+# Words of a claim narrowing a food to a special version ("Bacon, ..., reduced/low
+# sodium", "..., lowfat"): a name stating one after its first two parts, where USDA
+# names its food, is another version than the one a plain line means (issue 38.4),
+# ranked like a form the line did not ask for. In the first two parts the claim names
+# the food itself ("Milk, reduced fat, fluid, 2% milkfat"). Not "no": FNDDS's "no added
+# fat" is the plain food as eaten ("Tomato sauce, canned, no salt added" stays near).
+CLAIMS = frozenset({"low", "reduced", "lite", "lowfat", "nonfat"})
 # Animals (and the absence of one) that qualify a food into another version of it:
 # "Bacon, turkey", "Sausage, Italian, turkey", "Egg, duck", "Bacon, meatless" (issue 38.4);
 # "quial" is how IFCT 2017 spells quail ("Egg, quial, whole, raw").

@@ -60,6 +60,21 @@ _HEAT = re.compile(r"\b(?:dry|moist)[ -]+heat\b|\bdry[ -]+roasted\b", re.I)
 _PAN_FRIED = re.compile(r"\bpan[ -]+fried\b", re.I)
 
 
+# FNDDS's words for fat cooked into a food or skin eaten with it ("Sweet potato, baked,
+# fat added", "Green peas, fresh, cooked with oil", "Chicken thigh, stewed, skin
+# eaten"); not "no added fat", "fat not added in cooking", "skin not eaten".
+_FAT_ADDED = re.compile(r"\bfat added\b|\bwith (?:oil|butter|margarine|fat)\b|\bskin eaten\b", re.I)
+# Line words asking for such fat: then it is what the line means.
+FAT_WORDS = frozenset({"oil", "butter", "margarine", "fat", "skin", "fried", "buttered"})
+
+
+def fat_added(name: str, asked: str) -> bool:
+    """Whether ``name`` states fat cooked into the food or its skin eaten, which a plain
+    line does not ask for (issue 38: a plate's "80 g peas" is peas, not peas cooked
+    with oil): among forms as eaten equally near the line, those that do not first."""
+    return bool(_FAT_ADDED.search(name)) and not FAT_WORDS & set(text.words(asked))
+
+
 def states_asked(asked: str) -> bool:
     """Whether the line's food words ``asked`` state a state ("raw", "dry", "cooked",
     "fried", ...): then it is read as it says, in either nutrition type."""
@@ -140,7 +155,13 @@ def _promoted(foods: list[tuple[str, str]], asked: str, cut: bool) -> list[int]:
     held = _own(best) & {text.stem(w) for w in text.words(asked)}
     bound = eaten_distance(best, asked, cut=cut) + SLACK
     near = {
-        i: (eaten_distance(name, asked, cut=cut), placed(name, asked), not cooked(name), i)
+        i: (
+            eaten_distance(name, asked, cut=cut),
+            fat_added(name, asked),
+            placed(name, asked),
+            not cooked(name),
+            i,
+        )
         for i, (name, data_type) in enumerate(foods)
         if tier(data_type) <= tier(best_type) and eaten_form(name, data_type) and held <= _own(name)
     }

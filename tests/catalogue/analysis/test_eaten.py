@@ -11,6 +11,7 @@ from catalogue.analysis.eaten import (
     eaten_first,
     eaten_form,
     eaten_raw,
+    fat_added,
     states_asked,
     wants_cooked,
 )
@@ -176,3 +177,35 @@ def test_more_candidates_are_wanted_only_when_no_cooked_form_is_near():
     assert not wants_cooked(raw_only, "raw brown rice")  # the line says raw
     assert not wants_cooked(APPLE[:2], "apple")  # eaten raw
     assert not wants_cooked([], "brown rice")
+
+
+@pytest.mark.parametrize(
+    ("foods", "asked", "expected"),
+    [
+        # FNDDS's fat cooked in, or skin eaten, is not what a plain plate line means
+        (
+            [("Green peas, fresh, cooked with oil", SURVEY),
+             ("Green peas, fresh, cooked, no added fat", SURVEY), ("Peas, green, raw", SR)],
+            "peas",
+            "Green peas, fresh, cooked, no added fat",
+        ),
+        (
+            [("Sweet potato, baked, fat added", SURVEY),
+             ("Sweet potato, baked, NS as to fat", SURVEY)],
+            "sweet potato",
+            "Sweet potato, baked, NS as to fat",
+        ),
+    ],
+)  # fmt: skip
+def test_a_plate_means_the_food_without_fat_added(foods, asked, expected):
+    assert _first(foods, asked) == expected
+
+
+def test_fat_added_is_read_from_fnddss_words():
+    assert fat_added("Green peas, fresh, cooked with oil", "peas")
+    assert fat_added("Chicken thigh, stewed, skin eaten", "chicken thigh")
+    assert not fat_added("Chicken thigh, stewed, skin not eaten", "chicken thigh")
+    assert not fat_added("Green peas, fresh, cooked, no added fat", "peas")
+    # unless the line asks for it
+    assert not fat_added("Potato, fried, fat added", "fried potato")
+    assert not fat_added("Chicken thigh, stewed, skin eaten", "chicken thigh with skin")
