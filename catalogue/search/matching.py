@@ -102,9 +102,11 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
         starts = reduce(or_, (Q(search_stems__startswith=f" {o} ") for o in orders))
         holds = reduce(or_, (Q(search_stems__contains=f" {o} ") for o in orders))
     else:  # three or more words (or none: then nothing below holds)
-        head = _about_all(stems, [text.stem(term) for term in text.significant(terms)])
-        starts = Q(search_stems__startswith=f" {phrase} ")
-        holds = Q(search_stems__contains=f" {phrase} ")
+        joins = _joined(stems)
+        significant = [text.stem(term) for term in text.significant(terms)]
+        head = _about_all(stems, significant, foods=_foods_named(stems, significant))
+        starts = reduce(or_, (Q(search_stems__startswith=f" {o} ") for o in joins))
+        holds = reduce(or_, (Q(search_stems__contains=f" {o} ") for o in joins))
     local = " ".join(terms)
     # The place of the match (13 about, 12 starts, 11 holds; each LIKE evaluated once),
     # then lowered by 3 for a dish and 6 for a branded food (the module's table).
@@ -134,20 +136,67 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
     )
 
 
-def _about_all(stems: list[str], significant: list[str]) -> Q:
+def _joined(stems: list[str]) -> list[str]:
+    """The phrases a name may start with or hold to match a query of three or more
+    words (``stems``) in place: the query itself and, when it names two foods joined
+    by one ``COMBINING_STEMS`` word ("rice and beans", "biscuits and gravy"), the same
+    two joined by either word in either order ("Beans and rice", "Biscuit with
+    gravy"): a combination is one dish whichever way it is named. A query of up to
+    ``JOINED_MAX_WORDS`` words without a joining word also stands for itself with
+    "and" in one of its gaps: people leave it out ("peanut butter jelly sandwich" is
+    "Peanut butter and jelly sandwich")."""
+    phrase = " ".join(stems)
+    joins = [i for i, s in enumerate(stems) if s in COMBINING_STEMS]
+    if not joins and len(stems) <= JOINED_MAX_WORDS:
+        gaps = [" ".join([*stems[:i], "and", *stems[i:]]) for i in range(1, len(stems))]
+        return [phrase, *gaps]
+    if len(joins) != 1 or not 0 < joins[0] < len(stems) - 1:
+        return [phrase]
+    first, second = " ".join(stems[: joins[0]]), " ".join(stems[joins[0] + 1 :])
+    found = [
+        f"{a} {word} {b}" for a, b in ((first, second), (second, first)) for word in COMBINING_STEMS
+    ]
+    return list(dict.fromkeys([phrase, *found]))
+
+
+# The words joining two foods into one dish (catalogue.search.ranking.COMBINING_WORDS,
+# stemmed: both are their own stems).
+COMBINING_STEMS = ("and", "with")
+JOINED_MAX_WORDS = 5
+
+
+def _foods_named(stems: list[str], significant: list[str]) -> list[str]:
+    """The words of a query of three or more words that may each name what a name is
+    about alone: all of its ``significant`` stems, but none when it joins two foods
+    with "and" ("rice and beans" is neither rice nor beans), and those before "with"
+    when it names a food served with another ("tea with milk" is tea, not milk)."""
+    inner = stems[1:-1]
+    if "and" in inner:
+        return []
+    if "with" in inner:
+        before = set(stems[: stems.index("with", 1)])
+        return [s for s in significant if s in before]
+    return significant
+
+
+def _about_all(stems: list[str], significant: list[str], *, foods: list[str] | None = None) -> Q:
     """Whether a name is *about* a query of three or more words (``stems``; stop words
     aside, ``significant``): it holds each of them as a whole word, in any order, and
     what it is about (one of its ``search_heads`` keys: its head, a one-word head with a
     later one-word segment, a class head's food) is made of the query's words only
     ("Milk, low fat (1%)" for ``low fat milk``, not "Yogurt, low fat milk, plain",
-    which is yogurt)."""
+    which is yogurt). Of the one-word keys only those of ``foods`` (``_foods_named``;
+    None: all) count: a name about one of the foods of "rice and beans" ("Rice, peas,
+    black beans ...", which is rice) is not about the combination, and a two-word key
+    or two-word head sharing a word is needed then."""
     distinct = list(dict.fromkeys(significant))
     if not distinct:
         return Q(search_stems=f" {' '.join(stems)} ")
     wholes = reduce(and_, [Q(search_stems__contains=f" {s} ") for s in distinct])
     # Pairs of the first ABOUT_PAIR_WORDS words only: a long input stays a short SQL.
     pairs = combinations(distinct[:ABOUT_PAIR_WORDS], 2)
-    keys = [*distinct, *(text.phrase_key([a, b]) for a, b in pairs)]
+    singles = distinct if foods is None else [s for s in distinct if s in foods]
+    keys = [*singles, *(text.phrase_key([a, b]) for a, b in pairs)]
     heads = reduce(or_, [Q(search_heads__contains=f"|{key}|") for key in keys])
     # Or a two-word head (the first key) sharing a word with the query: "Wheat flour,
     # white, all-purpose" is flour for ``all purpose flour``.
@@ -285,8 +334,9 @@ def relaxed(
     ``RELAX_MAX_WORDS`` significant words, or when its own first result (``top(q)``: the
     sort key of the first row, or None) has a relevance of ``STRONG`` or more.
     Otherwise each query with one word left out (then, from four words, two), in
-    typed order and without stop words, is searched, and the one whose first result ranks best wins
-    (relevance, then quality, then the shorter name, as a result list ranks foods);
+    typed order, without stop words but those between two kept words, is searched,
+    and the one whose first result ranks best wins (relevance, then quality, then
+    the shorter name, as a result list ranks foods);
     between equal first results, the one leaving out the words held by most foods
     (``foods_holding``: the least informative). The word most reference foods are
     about (``foods_about``: "turkey" in ``ground turkey 93 lean``) names the food
@@ -316,7 +366,7 @@ def relaxed(
                 continue
             if any(terms[i] not in live for i in kept):
                 continue
-            candidate = " ".join(terms[i] for i in kept)
+            candidate = _spoken(text.words(q), {terms[i] for i in kept})
             found = top(candidate)
             if found is None or found["relevance"] < STRONG:
                 continue
