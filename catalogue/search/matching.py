@@ -121,7 +121,7 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
         lowered=Coalesce("rank_quality", Value(UNRANKED_QUALITY)).bitand(DISH_BIT)
         / Value(DISH_BIT)
         * Value(3)
-        + Case(When(data_type=BRANDED, then=Value(6)), default=Value(0)),
+        + Case(When(_branded(terms), then=Value(6)), default=Value(0)),
     )
     return queryset.annotate(
         relevance=Case(
@@ -134,6 +134,28 @@ def with_relevance(queryset: QuerySet, q: str) -> QuerySet:
         quality=Coalesce("rank_quality", Value(UNRANKED_QUALITY)),
         name_length=Length("search_name"),
     )
+
+
+# A name led by a brand in capitals ("CAMPBELL'S, Chicken with Rice Soup", "DENNY'S,
+# spaghetti and meatballs", "PACE, Salsa Verde"): a head of capitals, digits and marks
+# only (two capitals at least) before the first comma.
+BRAND_HEAD = r"^[^a-z,]*[A-Z][^a-z,]*[A-Z][^a-z,]*,"
+
+
+def _branded(terms: list[str]) -> Q:
+    """Whether a food counts as branded in the match class of the query ``terms``: a
+    ``branded`` one, and, for three words or more, a reference food whose name is led
+    by a brand (``BRAND_HEAD``: SR28 lists restaurants' and makers' products this way),
+    which is a product, not the dish ("chicken and rice" is not a can of soup), unless
+    the query names the brand (a word of it in the brand's head: ``campbell's chicken
+    with rice``). One or two words rank as the phrase index's stored tiers do (data
+    type)."""
+    branded = Q(data_type=BRANDED)
+    if len(terms) <= PHRASE_MAX_WORDS:
+        return branded
+    named = "|".join(dict.fromkeys(text.significant(terms)[:ABOUT_PAIR_WORDS]))
+    in_head = rf"^([^,]*[^a-z0-9,])?({named})([^a-z0-9,][^,]*)?,"
+    return branded | (Q(name__regex=BRAND_HEAD) & ~Q(name__iregex=in_head))
 
 
 def _joined(stems: list[str]) -> list[str]:
@@ -343,13 +365,26 @@ def relaxed(
     meant and is never left out. A query keeping a word no food's name matches even
     as a prefix (``found``: the words some name matches) finds nothing and is not
     searched (issue 36.1: six unknown words were six searches). None when no such
-    query finds a strong first result."""
+    query finds a strong first result.
+
+    A query naming a food with what it is served with or without (``MODIFIER_WORDS``:
+    ``bagel with cream cheese``, ``oatmeal with milk``, two words or more) is first
+    searched as the words before that word (``bagel``), which wins when its first
+    result is strong: the food is named before the "with"."""
     terms = [term for term in text.words(q) if term not in text.STOP_WORDS]
-    if not RELAX_MIN_WORDS <= len(terms) <= RELAX_MAX_WORDS:
+    head = _head_part(text.words(q))
+    if len(terms) > RELAX_MAX_WORDS or (len(terms) < RELAX_MIN_WORDS and head is None):
         return None
     first = top(q)
     if first is not None and first["relevance"] >= STRONG:
         return None
+    if head is not None:
+        # The food named before what it is served with (or without), alone.
+        found_head = top(head)
+        if found_head is not None and found_head["relevance"] >= STRONG:
+            return head
+        if len(terms) < RELAX_MIN_WORDS:
+            return None
     deadline = clock() + RELAX_BUDGET_SECONDS
     held = foods_holding(terms)
     about = foods_about(terms)
@@ -383,9 +418,11 @@ def relaxed(
 # no food holds whole is searched with fewer of its words, down to one. At most
 # ``WIDEN_MAX_WORDS`` of its words are weighed (the named word and the rarest others;
 # the rest are left out at once), at most ``WIDEN_TRIES`` smaller queries of each size
-# are searched, and none after ``RELAX_BUDGET_SECONDS`` but the named word alone.
-WIDEN_MAX_WORDS = 6
-WIDEN_TRIES = 4
+# are searched (so at most 1 + 3 + 3 + 1), and none after ``WIDEN_BUDGET_SECONDS`` but
+# the named word alone.
+WIDEN_MAX_WORDS = 4
+WIDEN_TRIES = 3
+WIDEN_BUDGET_SECONDS = 0.1
 
 
 def widened(
@@ -403,7 +440,9 @@ def widened(
     ``q`` has fewer than two significant words (stop words aside) or none that any
     name matches (``found``).
 
-    Words no name matches are left out first (one statement for all). The word most
+    Words no name matches are left out first: those the market's vocabulary holds
+    (``foods_holding``, one look-up) are kept, the others asked (``found``, one
+    statement for all of them, as a prefix too). The word most
     reference foods are about (``foods_about``; between equal counts the later one,
     the head of an English noun phrase: ``rice`` in ``egg fried rice``) names the food
     and is kept to the end; of the others, those held by the most foods
@@ -416,13 +455,14 @@ def widened(
     terms = list(dict.fromkeys(term for term in typed if term not in text.STOP_WORDS))
     if len(terms) < 2:
         return None
-    deadline = clock() + RELAX_BUDGET_SECONDS
-    live = found(terms)
+    deadline = clock() + WIDEN_BUDGET_SECONDS
+    held = foods_holding(terms)
+    unheld = [term for term in terms if not held.get(term, 0)]
+    live = found(unheld) if unheld else set()
     asked = len(terms)
-    terms = [term for term in terms if term in live]
+    terms = [term for term in terms if held.get(term, 0) or term in live]
     if not terms:
         return None
-    held = foods_holding(terms)
     about = foods_about(terms)
     named = _named(typed, terms, about)
     # The named word and the rarest others, in typed order.
@@ -458,7 +498,20 @@ def widened(
 
 # Words after which a query names what its food is made or served with (or without),
 # not the food: ``scrambled eggs with milk`` is eggs, ``hard boiled egg no salt`` egg.
-MODIFIER_WORDS = frozenset({"with", "without", "no", "in", "on", "from", "for", "of"})
+# Not "of": in ``glass of milk`` the food comes after it.
+MODIFIER_WORDS = frozenset({"with", "without", "no", "in", "on", "from"})
+
+
+def _head_part(typed: list[str]) -> str | None:
+    """The words of ``typed`` before its first ``MODIFIER_WORDS`` word (stop words
+    between them kept), when significant words stand both before and after it; else
+    None."""
+    for i, term in enumerate(typed):
+        if term in MODIFIER_WORDS:
+            before = [t for t in typed[:i] if t not in text.STOP_WORDS]
+            after = [t for t in typed[i + 1 :] if t not in text.STOP_WORDS]
+            return _spoken(typed[:i], set(before)) if before and after else None
+    return None
 
 
 def _named(typed: list[str], terms: list[str], about: dict[str, int]) -> int:

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def client(db: None, monkeypatch: pytest.MonkeyPatch) -> APIClient:
     monkeypatch.setattr(matching, "RELAX_BUDGET_SECONDS", 30.0)
+    monkeypatch.setattr(matching, "WIDEN_BUDGET_SECONDS", 30.0)
     FoodFactory(name="Peanut butter and jelly sandwich, NFS", data_type="survey")
     FoodFactory(name="Rice, fried, NFS", data_type="survey")
     account = AccountFactory(market="US")

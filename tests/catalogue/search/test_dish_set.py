@@ -87,6 +87,7 @@ US_SAMPLE = {
 def dish_sample(db: None, monkeypatch: pytest.MonkeyPatch) -> None:
     # The time budget is a backstop; a loaded test machine must not reach it.
     monkeypatch.setattr(matching, "RELAX_BUDGET_SECONDS", 30.0)
+    monkeypatch.setattr(matching, "WIDEN_BUDGET_SECONDS", 30.0)
     us = MarketFactory(code="US")
     for data_type, name in US_ROWS:
         source = "fdc" if data_type == "branded" else "sr28"
@@ -153,3 +154,31 @@ def test_a_combination_is_one_dish_whichever_way_it_is_joined(db, taster, q, fir
     response = taster.get("/v1/foods", {"q": q})
     assert response.status_code == 200, response.content
     assert response.json()["data"][0]["name"] == first
+
+
+def test_a_reference_name_led_by_a_brand_ranks_as_a_product_for_long_queries(db, taster):
+    FoodFactory(name="CAMPBELL'S, Chicken with Rice Soup, condensed", data_type="sr_legacy")
+    FoodFactory(name="Restaurant, Latino, chicken and rice, entree, prepared")
+    body = taster.get("/v1/foods", {"q": "chicken and rice"}).json()
+    assert body["data"][0]["name"] == "Restaurant, Latino, chicken and rice, entree, prepared"
+    # The query naming the brand still finds its product first.
+    body = taster.get("/v1/foods", {"q": "campbell's chicken with rice"}).json()
+    assert body["data"][0]["name"].startswith("CAMPBELL'S")
+
+
+def test_a_food_served_with_another_is_searched_alone_when_only_products_hold_both(
+    db, taster, monkeypatch
+):
+    monkeypatch.setattr(matching, "RELAX_BUDGET_SECONDS", 30.0)
+    monkeypatch.setattr(matching, "WIDEN_BUDGET_SECONDS", 30.0)
+    FoodFactory(name="Bagels, plain, enriched", data_type="sr_legacy")
+    FoodFactory(name="BAGEL & CREAM CHEESE", data_type="branded", source="fdc")
+    FoodFactory(name="Cheese, cream", data_type="sr_legacy")
+    body = taster.get("/v1/foods", {"q": "bagel with cream cheese"}).json()
+    assert body["meta"]["relaxed"] == {"dropped": ["cream", "cheese"], "searched": "bagel"}
+    assert body["data"][0]["name"] == "Bagels, plain, enriched"
+    # A reference food holding both is kept as typed.
+    FoodFactory(name="Bagel with cream cheese", data_type="survey")
+    body = taster.get("/v1/foods", {"q": "bagel with cream cheese"}).json()
+    assert body["meta"]["relaxed"] is None
+    assert body["data"][0]["name"] == "Bagel with cream cheese"
