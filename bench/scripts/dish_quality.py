@@ -60,13 +60,20 @@ def main() -> None:
         print(f"EMPTY {o.kind} {o.query!r}")
     print(f"empty first pages: {len(empties)} of {len(dishes) + len(others)} judged queries")
     if args.write:
-        write_results(dishes, empties, len(dishes) + len(others), Food.objects.count())
+        write_results(dishes, others, empties, Food.objects.count())
 
 
-def write_results(dishes: list[Outcome], empties: list[Outcome], judged: int, foods: int) -> None:
+def write_results(
+    dishes: list[Outcome], others: list[Outcome], empties: list[Outcome], foods: int
+) -> None:
     """Replaces (or adds) the section "Dishes people log (judged set)" of bench/RESULTS.md,
-    leaving every other section as it is."""
+    leaving every other section as it is. ``others``: the earlier judged sets
+    (search_quality.py's), whose rates this run are listed too (no worse, issue 39)."""
     misses = [o for o in dishes if not o.hit]
+    judged = len(dishes) + len(others)
+    earlier = ", ".join(
+        f"{kind} {hits}/{total}" for kind, (hits, total) in rates(others).items() if total
+    )
     rows = [
         f"| {total} {WHAT[kind]} | >= {DISHES[kind][2]:.0%} | {hits}/{total} = {hits / total:.1%} |"
         for kind, (hits, total) in rates(dishes, DISH_KINDS).items()
@@ -84,6 +91,8 @@ def write_results(dishes: list[Outcome], empties: list[Outcome], judged: int, fo
         *rows,
         f"| {judged} queries of every judged search set: an empty first page | none | "
         f"{len(empties)} |",
+        "",
+        f"The earlier judged sets in the same run (bench/scripts/search_quality.py): {earlier}.",
         "",
         "Misses:" if misses else "No misses.",
         "",
