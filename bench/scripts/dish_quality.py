@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -30,6 +29,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
 os.environ.setdefault("METERING_ENABLED", "0")
 django.setup()
 
+from bench.kits.loadkit import write_section  # noqa: E402
 from catalogue.models import Food  # noqa: E402
 from tests.support.judged.search_scoring import (  # noqa: E402
     DISH_KINDS,
@@ -80,8 +80,6 @@ def write_results(
         if total
     ]
     section = [
-        "## Dishes people log (judged set)",
-        "",
         f"Run {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC by `bench/scripts/dish_quality.py` on "
         f"{foods:,} foods (SR28 + the full FDC table + IFCT). The set: "
         "tests/support/judged/dish_set.py (issue 39, point 5).",
@@ -103,15 +101,7 @@ def write_results(
         ),
         *([""] + [f"- empty: {o.kind} `{o.query}`" for o in empties] if empties else []),
     ]
-    path = ROOT / "bench" / "RESULTS.md"
-    text = path.read_text()
-    body = "\n".join(section).rstrip() + "\n"
-    pattern = re.compile(r"## Dishes people log \(judged set\)\n.*?(?=\n## |\Z)", re.S)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: body, text)
-    else:
-        text = text.rstrip() + "\n\n" + body
-    path.write_text(text)
+    write_section("## Dishes people log (judged set)", "\n".join(section))
 
 
 if __name__ == "__main__":

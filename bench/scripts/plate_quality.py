@@ -15,7 +15,6 @@ bench/RESULTS.md ("Logged plates"), replacing it if present, unless ``--no-resul
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
 django.setup()
 
+from bench.kits.loadkit import write_section  # noqa: E402
 from tests.support.judged import plate_set  # noqa: E402
 from tests.support.judged.plate_scoring import evaluate, rates, report  # noqa: E402
 
@@ -55,8 +55,6 @@ def main() -> None:
     ).stdout.strip()
     section = "\n".join(
         [
-            HEADING,
-            "",
             f"bench/scripts/plate_quality.py on the full catalogue at {commit}: each plate of "
             'tests/support/judged/plate_set.py ("150 g brown rice" lines, bare names) sent '
             "as one analysis among every market's foods; a total is a hit within 15 % of "
@@ -70,15 +68,7 @@ def main() -> None:
             "",
         ]
     )
-    path = ROOT / "bench" / "RESULTS.md"
-    text = path.read_text()
-    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.S | re.M)
-    text = (
-        pattern.sub(lambda _: section + "\n", text)
-        if pattern.search(text)
-        else (text.rstrip("\n") + "\n\n" + section)
-    )
-    path.write_text(text)
+    write_section(HEADING, section)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ name no animal qualifier narrows, whatever the food.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from catalogue.analysis.parser import PARENS, STATES
@@ -77,15 +78,11 @@ FORMS = frozenset(
 )  # fmt: skip
 # The classes SR28 names begin with before the food itself ("Pork, cured, bacon",
 # "Crustaceans, shrimp, raw", "Beverages, coffee, brewed"): the class word adds nothing
-# a line did not ask for. Only classes, never a food of its own ("Peaches, frozen" is
-# peaches; "Puddings, banana, ..." a pudding).
-CLASSES = frozenset(
-    {
-        "beverages", "spices", "fish", "crustaceans", "mollusks", "nuts", "seeds",
-        "cereals", "pork", "beef", "lamb", "veal", "chicken", "turkey", "game",
-        "leavening", "alcoholic",
-    }
-)  # fmt: skip
+# a line did not ask for. The search's class heads (catalogue.search.text.CLASS_HEADS:
+# nuts, spices, fish, beverages, ...), and the animals and groups SR28 also files foods
+# under. Only classes, never a food of its own ("Peaches, frozen" is peaches;
+# "Puddings, banana, ..." a pudding).
+CLASSES = frozenset({"pork", "beef", "lamb", "veal", "chicken", "turkey", "leavening agents"})
 # Words of a claim narrowing a food to a special version ("Bacon, ..., reduced/low
 # sodium", "..., lowfat"): a name stating one after its first two parts, where USDA
 # names its food, is another version than the one a plain line means (issue 38.4),
@@ -152,8 +149,8 @@ def _states(name: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=65536)
 def _category(name: str) -> frozenset[str]:
-    first = _parts(name)[0]
-    return first if first & _CLASS_STEMS else frozenset()
+    first = [text.stem(w) for w in text.words(PARENS.sub(" ", name).split(",")[0])]
+    return frozenset(first) if " ".join(first) in _CLASS_HEADS else frozenset()
 
 
 def distance(name: str, asked: str, *, cut: bool = False) -> int:
@@ -210,7 +207,7 @@ def placed(name: str, asked: str) -> int:
 _SPECIES_STEMS = frozenset(text.stem(word) for word in SPECIES)
 _FORM_STEMS = frozenset(text.stem(word) for word in FORMS)
 _CLAIM_STEMS = frozenset(text.stem(word) for word in CLAIMS)
-_CLASS_STEMS = frozenset(text.stem(word) for word in CLASSES)
+_CLASS_HEADS = text.CLASS_HEADS | {" ".join(map(text.stem, c.split())) for c in CLASSES}
 _BOUGHT_STEMS = frozenset(text.stem(word) for word in BOUGHT_AS)
 
 
@@ -243,7 +240,7 @@ def _placing(name: str) -> tuple[frozenset[str], frozenset[str]]:
     return head, later
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=65536)  # lines' words and candidates' names
 def _stems(asked: str) -> frozenset[str]:
     return frozenset(text.stem(word) for word in text.words(asked))
 
@@ -276,19 +273,24 @@ def tier(data_type: str) -> int:
     return 2 if data_type in SAMPLES else 1 if data_type == "branded" else 0
 
 
-def by_meaning(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -> list[int]:
+def by_meaning(
+    foods: list[tuple[str, str]], asked: str, *, cut: bool = False, food: str | None = None
+) -> list[int]:
     """Indexes of ``foods`` (``(name, data_type)`` in the search's order): reference
     foods before branded ones (whose names are short product titles, "BAKING SODA",
     and whose one portion is a label's serving), then samples' records, each by
-    ``distance``, then ``placed``, then ``_usual``, stable."""
-    return sorted(
-        range(len(foods)),
-        key=lambda i: (
-            *meaning(*foods[i], asked, cut=cut),
-            placed(foods[i][0], asked),
-            _usual(foods[i][0]),
-        ),
-    )
+    ``distance``; then, given the line's ``food`` words as searched (not its count
+    word), the name holding more of them ("toor dal", searched as "red gram dal", is
+    "Red gram, dal" before "Red gram, whole", issue 38.7); then ``placed``, then
+    ``_usual``, stable."""
+    wanted = _stems(food or "")
+
+    def key(i: int) -> tuple[int, ...]:
+        name = foods[i][0]
+        held = len(wanted & _stems(name)) if wanted else 0
+        return (*meaning(*foods[i], asked, cut=cut), -held, placed(name, asked), _usual(name))
+
+    return sorted(range(len(foods)), key=key)
 
 
 def meaning(name: str, data_type: str, asked: str, *, cut: bool = False) -> tuple[int, int]:
@@ -354,24 +356,28 @@ DESCRIBING = frozenset(
 NARROWED_MAX_WORDS = 4
 
 
-def narrowed(words: str, about: dict[str, int]) -> list[str]:
+def narrowed(words: str, about: Callable[[list[str]], dict[str, int]]) -> list[str]:
     """The line's food ``words`` with one describing word left out, in the order they
     are tried when no reference food holds them all (issue 38.4: "cherry tomatoes",
     "salmon fillet", "black coffee", "ground cumin" name reference foods SR28 calls
     "Tomatoes, red, ripe, raw", "Fish, salmon, ...", "Beverages, coffee, brewed",
     "Spices, cumin seed"; their branded titles should not win for want of the word).
     Only a word that describes rather than names (``DESCRIBING``, state words) is left
-    out, from the first; never the word most reference foods are about (``about``: a
-    count per word, catalogue.search.matching.foods_about), which names the food
-    ("grape tomatoes" keeps tomatoes). A naming word is never left out: "chocolate
+    out, from the first; never the word naming the food (catalogue.search.text.named_word
+    of ``about``: how many reference foods each word is about, asked only when a word
+    may be left out; catalogue.search.matching.foods_about): "grape tomatoes" keeps
+    tomatoes. A naming word is never left out: "chocolate
     chips" without either word is another food ("apple cider vinegar" without
     "vinegar" is a drink). Empty for one word, or more than ``NARROWED_MAX_WORDS``."""
     terms = text.words(words)
     if not 2 <= len(terms) <= NARROWED_MAX_WORDS:
         return []
-    named = max(range(len(terms)), key=lambda i: (about.get(terms[i], 0), -i))
-    if not about.get(terms[named], 0):
-        named = -1
+    if not any(term in DESCRIBING or term in STATES for term in terms):
+        return []
+    counts = about(terms)
+    named = text.named_word(terms, terms, counts)
+    if not counts.get(terms[named], 0):
+        named = -1  # no word names a reference food: any describing word may go
     return [
         " ".join(t for k, t in enumerate(terms) if k != i)
         for i, term in enumerate(terms)

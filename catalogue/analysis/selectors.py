@@ -47,7 +47,6 @@ from django.db.models import Q
 from catalogue.analysis import dishes, eaten, lending, sentences
 from catalogue.analysis.choosing import (
     CUTS,
-    DESCRIBING,
     by_meaning,
     complete_first,
     meaning,
@@ -55,12 +54,11 @@ from catalogue.analysis.choosing import (
     same_kind,
     tier,
 )
-from catalogue.analysis.parser import STATES, ParsedLine, parse_line
+from catalogue.analysis.parser import ParsedLine, parse_line
 from catalogue.analysis.weighing import Weighing, overweight, weigh
 from catalogue.models import DataType, Food
 from catalogue.nutrients import HEADLINES
 from catalogue.routing import catalogue_read_alias
-from catalogue.search import text
 from catalogue.search.budget import checkpoint, read_budget
 from catalogue.search.matching import foods_about
 from catalogue.search.selectors import food_top_ids
@@ -304,15 +302,7 @@ def _by_meaning(
     whole", whose usual-form word would put it first (issue 38.7)."""
     present = [i for i in ids if i in names]
     foods = [(names[i]["name"], names[i]["data_type"]) for i in present]
-    order = [present[k] for k in by_meaning(foods, words, cut=cut)]
-    wanted = {text.stem(word) for word in text.words(food or "")}
-
-    def key(i: int) -> tuple[int, int, int]:
-        name = names[i]["name"]
-        held = len(wanted & {text.stem(word) for word in text.words(name)})
-        return (*meaning(name, names[i]["data_type"], words, cut=cut), -held)
-
-    return sorted(order, key=key)
+    return [present[k] for k in by_meaning(foods, words, cut=cut, food=food)]
 
 
 def _narrowed(words: str, market: str | None) -> list[int]:
@@ -321,10 +311,7 @@ def _narrowed(words: str, market: str | None) -> list[int]:
     variant finding any; for a line no reference food holds whole, whose branded titles
     came first (issue 38.4). One count query, and a search per variant tried (at most
     ``NARROWED_MAX_WORDS``), only for such lines."""
-    terms = text.words(words)
-    if not any(term in DESCRIBING or term in STATES for term in terms):
-        return []
-    for fewer in narrowed(words, foods_about(terms, market)):
+    for fewer in narrowed(words, lambda terms: foods_about(terms, market)):
         ids = _candidates(fewer, market, REFERENCE)
         if ids:
             return ids

@@ -367,7 +367,7 @@ def relaxed(
     searched (issue 36.1: six unknown words were six searches). None when no such
     query finds a strong first result.
 
-    A query naming a food with what it is served with or without (``MODIFIER_WORDS``:
+    A query naming a food with what it is served with or without (``text.MODIFIER_WORDS``:
     ``bagel with cream cheese``, ``oatmeal with milk``, two words or more) is first
     searched as the words before that word (``bagel``), which wins when its first
     result is strong: the food is named before the "with"."""
@@ -389,7 +389,7 @@ def relaxed(
     held = foods_holding(terms)
     about = foods_about(terms)
     live = found(terms)
-    named = _named(text.words(q), terms, about)
+    named = text.named_word(text.words(q), terms, about)
     for dropped in (1, 2):
         if len(terms) - dropped < RELAXED_MIN_WORDS or (dropped == 2 and len(terms) != 4):
             break
@@ -464,7 +464,7 @@ def widened(
     if not terms:
         return None
     about = foods_about(terms)
-    named = _named(typed, terms, about)
+    named = text.named_word(typed, terms, about)
     # The named word and the rarest others, in typed order.
     others = sorted(
         (i for i in range(len(terms)) if i != named), key=lambda i: held.get(terms[i], 0)
@@ -496,39 +496,16 @@ def widened(
     return None
 
 
-# Words after which a query names what its food is made or served with (or without),
-# not the food: ``scrambled eggs with milk`` is eggs, ``hard boiled egg no salt`` egg.
-# Not "of": in ``glass of milk`` the food comes after it.
-MODIFIER_WORDS = frozenset({"with", "without", "no", "in", "on", "from"})
-
-
 def _head_part(typed: list[str]) -> str | None:
-    """The words of ``typed`` before its first ``MODIFIER_WORDS`` word (stop words
+    """The words of ``typed`` before its first ``text.MODIFIER_WORDS`` word (stop words
     between them kept), when significant words stand both before and after it; else
     None."""
     for i, term in enumerate(typed):
-        if term in MODIFIER_WORDS:
+        if term in text.MODIFIER_WORDS:
             before = [t for t in typed[:i] if t not in text.STOP_WORDS]
             after = [t for t in typed[i + 1 :] if t not in text.STOP_WORDS]
             return _spoken(typed[:i], set(before)) if before and after else None
     return None
-
-
-def _named(typed: list[str], terms: list[str], about: dict[str, int]) -> int:
-    """The index in ``terms`` of the word naming the food: the last word some reference
-    food is about (``about``) before any ``MODIFIER_WORDS`` word (in English the head of
-    a noun phrase comes last: ``rice`` in ``egg fried rice``, ``turkey`` in ``ground
-    turkey 93 lean``); after it, or when no word before one is, the word most reference
-    foods are about (the first of equal ones)."""
-    before = []
-    for term in typed:
-        if term in MODIFIER_WORDS:
-            break
-        before.append(term)
-    heads = [i for i, term in enumerate(terms) if term in before and about.get(term, 0)]
-    if heads:
-        return heads[-1]
-    return max(range(len(terms)), key=lambda i: (about.get(terms[i], 0), -i))
 
 
 def _spoken(typed: list[str], kept: set[str]) -> str:

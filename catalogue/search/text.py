@@ -218,3 +218,26 @@ def search_forms(name: str) -> dict[str, str]:
         "search_stems": f" {' '.join(stem(w) for w in all_words)} ",
         "search_heads": "|" + "".join(f"{h}|" for h in dict.fromkeys(heads)),
     }
+
+
+# Words after which a query names what its food is made or served with (or without),
+# not the food: ``scrambled eggs with milk`` is eggs, ``hard boiled egg no salt`` egg.
+# Not "of": in ``glass of milk`` the food comes after it.
+MODIFIER_WORDS = frozenset({"with", "without", "no", "in", "on", "from"})
+
+
+def named_word(typed: list[str], terms: list[str], about: dict[str, int]) -> int:
+    """The index in ``terms`` of the word naming the food: the last word some reference
+    food is about (``about``) before any ``MODIFIER_WORDS`` word (in English the head of
+    a noun phrase comes last: ``rice`` in ``egg fried rice``, ``turkey`` in ``ground
+    turkey 93 lean``); after it, or when no word before one is, the word most reference
+    foods are about (the first of equal ones)."""
+    before = []
+    for term in typed:
+        if term in MODIFIER_WORDS:
+            break
+        before.append(term)
+    heads = [i for i, term in enumerate(terms) if term in before and about.get(term, 0)]
+    if heads:
+        return heads[-1]
+    return max(range(len(terms)), key=lambda i: (about.get(terms[i], 0), -i))

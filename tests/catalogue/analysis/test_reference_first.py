@@ -33,7 +33,7 @@ SR = "sr_legacy"
     ],
 )
 def test_a_line_no_reference_name_holds_is_searched_without_a_describing_word(words, about, tried):
-    assert narrowed(words, about) == tried
+    assert narrowed(words, lambda terms: about) == tried
 
 
 @pytest.mark.parametrize(
