@@ -95,15 +95,11 @@ def food_search(
         searched, used = synonyms.rewrite(query.q, market)
         query = replace(query, q=searched)
     try:
-        page: FoodPage | None = _food_page(query, market, depth, position)
-    except _TooBroad:
-        # The last word completed (or kept, when it is a word) and searched whole.
-        completed = _completed(query.q, market)
-        searched = replace(query, q=completed, prefix=False)
-        page = _food_page(searched, market, depth, position)
-        if completed != query.q:
-            return replace(page, corrected_q=completed, synonyms=used)
-        return replace(page, synonyms=used)
+        page: FoodPage | None
+        page, completed = _page(query, market, depth, position)
+        if completed is not None:
+            corrected = completed if completed != query.q else None
+            return replace(page, corrected_q=corrected, synonyms=used)
     except problems.InvalidParameter as error:
         if not query.q:
             raise
@@ -115,8 +111,8 @@ def food_search(
             # Counted up to one more than the query typed finds (often none: one row).
             found = 0 if page is None or page.total == 0 else _whole_words(query.q, query, market)
             if _whole_words(fixed, query, market, cap=found + 1) > found:
-                alternative = _food_page(replace(query, q=fixed), market, depth, position)
-                return replace(alternative, corrected_q=fixed, synonyms=used)
+                alternative, completed = _page(replace(query, q=fixed), market, depth, position)
+                return replace(alternative, corrected_q=completed or fixed, synonyms=used)
     if query.q and query.sort.key == "relevance":
         checkpoint()
         first = page.rows[0] if page is not None and page.offset == 0 and page.rows else None
@@ -128,22 +124,46 @@ def food_search(
             lambda terms: matching.words_found(terms, market),
         )
         if relaxed is not None:
-            alternative = _food_page(replace(query, q=relaxed), market, depth, position)
-            return _relaxed(alternative, query.q, relaxed, used)
+            alternative, completed = _page(replace(query, q=relaxed), market, depth, position)
+            return _relaxed(alternative, query.q, relaxed, used, completed)
     if query.q and _empty(page, query, market):
         checkpoint()
         wider = _widened_q(query, market)
         if wider is not None:
-            alternative = _food_page(replace(query, q=wider), market, depth, position)
-            return _relaxed(alternative, query.q, wider, used)
+            alternative, completed = _page(replace(query, q=wider), market, depth, position)
+            return _relaxed(alternative, query.q, wider, used, completed)
     if page is None:
         raise past_end
     return replace(page, synonyms=used) if used else page
 
 
-def _relaxed(page: FoodPage, q: str, searched: str, used: tuple[synonyms.Used, ...]) -> FoodPage:
-    """``page`` of ``searched``, a search of fewer words than ``q``, reported as such."""
-    kept = set(text.words(searched))
+def _page(
+    query: FoodQuery, market: str | None, depth: int | None, position: Position
+) -> tuple[FoodPage, str | None]:
+    """``_food_page`` of ``query``; when its last word is too broad a prefix
+    (``_TooBroad``), the page of q with that word completed (or kept, when it is a
+    word) and searched whole, and the q searched (None: q as given). Every search
+    ``food_search`` makes (q, its spelling correction, a relaxed or widened q) goes
+    through here: a widened ``xqzv che`` is ``che``, a prefix of 30,813 foods."""
+    try:
+        return _food_page(query, market, depth, position), None
+    except _TooBroad:
+        completed = _completed(query.q, market)
+        searched = replace(query, q=completed, prefix=False)
+        return _food_page(searched, market, depth, position), completed
+
+
+def _relaxed(
+    page: FoodPage,
+    q: str,
+    fewer: str,
+    used: tuple[synonyms.Used, ...],
+    completed: str | None = None,
+) -> FoodPage:
+    """``page`` of ``fewer``, a search of fewer words than ``q`` (searched as
+    ``completed`` when its last word was too broad a prefix), reported as such."""
+    searched = completed or fewer
+    kept = set(text.words(fewer))
     dropped = [
         t for t in dict.fromkeys(text.words(q)) if t not in kept and t not in text.STOP_WORDS
     ]

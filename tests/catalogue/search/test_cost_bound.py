@@ -111,6 +111,20 @@ def test_a_prefix_too_broad_to_rank_is_searched_completed(paid, monkeypatch):
     assert "Cherries, sweet, raw" in _names_of(body)
 
 
+def test_a_widened_query_left_with_a_broad_prefix_is_searched_completed(paid, monkeypatch):
+    # "xqzv che" matches nothing; widened, it is "che", too broad a prefix to rank: it is
+    # searched completed, as "che" typed alone is (a 500 before).
+    monkeypatch.setattr(selectors, "TAIL_RANK_CAP", 3)
+    for name in ("Cheese, cheddar", "Cheese, brie", "Cheese, blue", "Cheese, feta"):
+        FoodFactory(name=name, data_type="sr_legacy")
+    response = paid.get("/v1/foods", {"q": "xqzv che"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["meta"]["corrected_q"] == "cheese"
+    assert body["meta"]["relaxed"] == {"dropped": ["xqzv"], "searched": "cheese"}
+    assert all(name.startswith("Cheese") for name in _names_of(body))
+
+
 def test_a_broad_prefix_completes_after_the_word_before_it(paid, monkeypatch):
     monkeypatch.setattr(selectors, "TAIL_RANK_CAP", 2)
     for name in (

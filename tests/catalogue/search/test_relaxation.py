@@ -150,13 +150,24 @@ def test_unknown_words_are_left_out_before_any_search():
 
 
 def test_a_long_query_weighs_a_few_words_and_tries_a_few_queries_of_each_size():
-    words = [f"w{i}" for i in range(40)]
+    words = [f"ww{i}" for i in range(matching.WIDEN_MAX_TYPED)]
+    named = words[-1]
     held = {w: i for i, w in enumerate(words)}
-    result, tried = widen(" ".join(words), {}, held=held, about={"w39": 5})
+    result, tried = widen(" ".join(words), {}, held=held, about={named: 5})
     assert result is None  # nothing found: every size tried
     assert len(tried) <= matching.WIDEN_TRIES * matching.WIDEN_MAX_WORDS
-    assert all("w39" in candidate for candidate in tried)
-    assert {w for candidate in tried for w in candidate.split()} <= {*words[:5], "w39"}
+    assert all(named in candidate for candidate in tried)
+    assert {w for candidate in tried for w in candidate.split()} <= {*words[:5], named}
+
+
+def test_a_query_of_many_words_is_not_widened_and_short_words_are_never_kept():
+    # More distinct words than any food is named by: not widened (50 unknown words
+    # cost 13x an ordinary search).
+    words = " ".join(f"ww{i}" for i in range(matching.WIDEN_MAX_TYPED + 1))
+    assert widen(words, {"ww0": STRONG}) == (None, [])
+    # Words of one or two letters are left out before anything is searched.
+    result, tried = widen("xq rice", {"rice": STRONG, "xq rice": STRONG})
+    assert result == "rice" and all("xq" not in candidate for candidate in tried)
 
 
 def test_out_of_time_the_named_word_alone_is_searched():
