@@ -161,11 +161,10 @@ def distance(name: str, asked: str, *, cut: bool = False) -> int:
     "Squash, zucchini, baby" for "1 medium zucchini")."""
     wanted = _stems(asked)
     _, own, made_with = _parts(name)
-    tail = sum(1 for stem in wanted if stem in made_with and stem not in own)
-    formed = any(stem in _FORM_STEMS and stem not in wanted for stem in _stems(name))
-    claims = _later(name) & _CLAIM_STEMS
+    tail = len((wanted & made_with) - own)
+    forms, _, claims = _marks(name)
     claimed = bool(claims) and not claims & wanted
-    other = formed or claimed or qualified(name, asked)
+    other = bool(forms - wanted) or claimed or qualified(name, asked)
     return unasked(name, asked, cut=cut) + tail + QUALIFIED * other
 
 
@@ -174,16 +173,17 @@ def qualified(name: str, asked: str) -> bool:
     narrows ``name`` to another version of the food: anywhere but as the whole first
     part, which is USDA's category ("Pork, cured, bacon" is bacon; "Bacon, turkey" and
     "Turkey bacon" are not the bacon a plain line means)."""
+    animals = _marks(name)[1]
+    if not animals:
+        return False
     wanted = _stems(asked)
     category, _, _ = _parts(name)
     # The animal a plain meat word means ("bacon" is pork's): a category naming another
     # qualifies the food too ("Beef, bacon" is not the bacon a plain line means).
     usual = {_USUAL_ANIMAL[stem] for stem in wanted if stem in _USUAL_ANIMAL}
     return any(
-        stem in _SPECIES_STEMS
-        and stem not in wanted
-        and (stem not in category or (usual and stem not in usual))
-        for stem in _stems(name)
+        stem not in wanted and (stem not in category or (usual and stem not in usual))
+        for stem in animals
     )
 
 
@@ -209,6 +209,14 @@ _FORM_STEMS = frozenset(text.stem(word) for word in FORMS)
 _CLAIM_STEMS = frozenset(text.stem(word) for word in CLAIMS)
 _CLASS_HEADS = text.CLASS_HEADS | {" ".join(map(text.stem, c.split())) for c in CLASSES}
 _BOUGHT_STEMS = frozenset(text.stem(word) for word in BOUGHT_AS)
+
+
+@functools.lru_cache(maxsize=65536)  # every candidate of every line asks for them
+def _marks(name: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The stems of ``name`` that are form words (``FORMS``), animals (``SPECIES``), and
+    claim words after its first two parts (``CLAIMS``)."""
+    stems = _stems(name)
+    return stems & _FORM_STEMS, stems & _SPECIES_STEMS, _later(name) & _CLAIM_STEMS
 
 
 @functools.lru_cache(maxsize=65536)
