@@ -184,9 +184,16 @@ def _widened_q(query: FoodQuery, market: str | None) -> str | None:
     (catalogue.search.matching.widened), each smaller query tried with ``query``'s
     filters and judged on its first food by relevance."""
     ranked = replace(query, sort=Sort("relevance", False))
+
+    def first(q: str) -> dict[str, Any] | None:
+        # Any first food counts (not only a strong one, as ``_first_key`` reads them):
+        # a widened query needs a match, on either backend alike.
+        keys = _top_keys(replace(ranked, q=q), market, 1)
+        return keys[0] if keys else None
+
     return matching.widened(
         query.q,
-        lambda q: _first_key(ranked, q, market),
+        first,
         lambda terms: spelling.foods_holding(terms, market),
         lambda terms: matching.foods_about(terms, market),
         lambda terms: matching.words_found(terms, market),

@@ -80,6 +80,10 @@ def runserver() -> Iterator[tuple[str, subprocess.Popen]]:
         env=server_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # A suite started in the background of a shell without job control inherits
+        # SIGINT ignored, and Python keeps an ignored SIGINT so: give the server the
+        # default, as a terminal's Ctrl-C finds it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         wait_until_up(f"http://127.0.0.1:{port}", process)
