@@ -38,6 +38,11 @@ def main() -> None:
         print("\n".join(report(outcomes)))
     print("== both")
     print("\n".join(report(first + grown)[-2:]))
+    # The same lines as a paid tier of market US reads them (``?market=US``, issue 38.5):
+    # US recipes among US foods, IFCT's records out of reach.
+    in_us = evaluate(LINES + GROWN, market="US")
+    print("== both, market US")
+    print("\n".join(line for line in report(in_us) if not line.startswith("ok")))
     print("== market IN: Indian recipe lines")
     print("\n".join(report(evaluate(analysis_set_india.LINES, market="IN"))))
     print("== market IN: foods IFCT does not hold (none may be matched)")

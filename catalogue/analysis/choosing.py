@@ -181,8 +181,10 @@ def qualified(name: str, asked: str) -> bool:
     # The animal a plain meat word means ("bacon" is pork's): a category naming another
     # qualifies the food too ("Beef, bacon" is not the bacon a plain line means).
     usual = {_USUAL_ANIMAL[stem] for stem in wanted if stem in _USUAL_ANIMAL}
+    # With a usual animal, any other qualifies ("Sausage, Italian, turkey") and the usual
+    # one never does ("Sausage, Italian, pork" is the Italian sausage a line means).
     return any(
-        stem not in wanted and (stem not in category or (usual and stem not in usual))
+        stem not in wanted and (stem not in usual if usual else stem not in category)
         for stem in animals
     )
 
@@ -355,7 +357,7 @@ def same_kind(name: str, other: str) -> bool:
 # first when no reference food holds every word of a line ("ground cumin" is cumin).
 DESCRIBING = frozenset(
     {
-        "black", "white", "red", "green", "yellow", "brown", "golden", "dark", "light",
+        "black", "white", "red", "green", "yellow", "brown", "golden", "dark", "light", "ripe",
         "cherry", "grape", "baby", "fillet", "fillets", "steak", "steaks", "piece",
         "pieces", "chunk", "chunks", "ground", "powder", "powdered", "crushed", "whole",
     }

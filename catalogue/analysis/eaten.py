@@ -37,7 +37,7 @@ import functools
 import re
 
 from catalogue.analysis.choosing import MADE_WITH, distance, placed, tier
-from catalogue.analysis.parser import STATES
+from catalogue.analysis.parser import PARENS, STATES
 from catalogue.search import text
 
 NUTRITION_TYPES = ("cooking", "logging")
@@ -53,17 +53,26 @@ COOKED = frozenset(
 BOUGHT = frozenset({"raw", "dry", "uncooked", "unprepared", "unheated", "purchased"})
 # Words of a line stating the state it means: then the line is read as it says.
 ASKED_STATES = frozenset(STATES | BOUGHT | COOKED | {"fried", "pan"})
+# Words of a name stating a food bought raw: "dry" is not one ("Milk, dry" is a powder).
+RAW = frozenset({"raw", "uncooked"})
 # A cooked form may lie this many words further from the line than the best candidate.
 SLACK = 2
 # Cooking methods whose "dry" is not the bought state ("cooked, dry heat").
 _HEAT = re.compile(r"\b(?:dry|moist)[ -]+heat\b|\bdry[ -]+roasted\b", re.I)
 _PAN_FRIED = re.compile(r"\bpan[ -]+fried\b", re.I)
+# "prepared with" names what a food is made with ("Tofu, hard, prepared with nigari": its
+# coagulant), not a cooked state.
+_PREPARED_WITH = re.compile(r"\bprepared\s+with\b", re.I)
 
 
 # FNDDS's words for fat cooked into a food or skin eaten with it ("Sweet potato, baked,
 # fat added", "Green peas, fresh, cooked with oil", "Chicken thigh, stewed, skin
 # eaten"); not "no added fat", "fat not added in cooking", "skin not eaten".
-_FAT_ADDED = re.compile(r"\bfat added\b|\bwith (?:oil|butter|margarine|fat)\b|\bskin eaten\b", re.I)
+_FAT_ADDED = re.compile(
+    r"\bfat added\b|\bns as to fat\b(?! eaten)|\bwith (?:oil|butter|margarine|fat)\b"
+    r"|\bskin eaten\b",
+    re.I,
+)
 # Line words asking for such fat: then it is what the line means.
 FAT_WORDS = frozenset({"oil", "butter", "margarine", "fat", "skin", "fried", "buttered"})
 
@@ -84,7 +93,7 @@ def states_asked(asked: str) -> bool:
 @functools.lru_cache(maxsize=65536)
 def _name_states(name: str) -> tuple[frozenset[str], frozenset[str]]:
     """The cooked and the bought words ``name`` states ("pan-fried" as one word)."""
-    plain = _PAN_FRIED.sub(" panfried ", _HEAT.sub(" ", name))
+    plain = _PAN_FRIED.sub(" panfried ", _HEAT.sub(" ", _PREPARED_WITH.sub(" with ", name)))
     words = {"pan-fried" if w == "panfried" else w for w in text.words(plain)}
     return frozenset(words & COOKED), frozenset(words & BOUGHT)
 
@@ -178,6 +187,50 @@ def eaten_first(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) 
     first = _promoted(foods, asked, cut)
     chosen = set(first)
     return first + [i for i in range(len(foods)) if i not in chosen]
+
+
+def bought_first(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -> list[int]:
+    """Indexes of ``foods`` (in the order of meaning) in the order a recipe means them
+    (``cooking``, issue 38.4): a recipe's ingredient is bought, so when the line states
+    no state and the best candidate is a survey (FNDDS) record stating none (a food as
+    eaten: "Pork, tenderloin" and "Italian sausage" are cooked, "Barley" is cooked
+    barley), a reference food (SR28, Foundation) of it stating it is raw (``RAW``; not
+    "dry": "Milk, dry" is a powder) comes first, nearest first: one whose first part
+    names no more than the best's words ("Sausage, Italian, pork, raw"; not "Mustard
+    greens, raw" for "Mustard"), holding what the best holds of the line's words outside
+    parentheses (not "Pork, fresh, leg (ham), ..., raw" for "Ham"), no further from the
+    line, "raw" not counted (not "Beef, tenderloin steak, raw" for "Beef, steak, NFS"):
+    "1 lb pork tenderloin" is "Pork, fresh, loin, tenderloin, ..., raw". Unchanged
+    otherwise: a survey record stating no state with no raw form near ("Olive oil",
+    "Bread, white") is the food as bought too."""
+    order = list(range(len(foods)))
+    if not foods or states_asked(asked):
+        return order
+    best, best_type = foods[0]
+    if best_type != "survey" or _stated(best):
+        return order
+    held = _own(best) & {text.stem(w) for w in text.words(asked)}
+    bound = distance(best, asked, cut=cut)
+    whole = {text.stem(w) for w in text.words(best)}
+    near = {
+        i: (distance(name, f"{asked} raw", cut=cut), i)
+        for i, (name, data_type) in enumerate(foods)
+        if data_type not in ("survey", "branded")
+        and tier(data_type) == 0
+        and _name_states(name)[1] & RAW
+        and not cooked(name)
+        and held <= _own(PARENS.sub(" ", name))
+        and _first(name) <= whole
+    }
+    first = sorted((i for i, key in near.items() if key[0] <= bound), key=near.__getitem__)
+    chosen = set(first)
+    return first + [i for i in order if i not in chosen]
+
+
+@functools.lru_cache(maxsize=65536)
+def _first(name: str) -> frozenset[str]:
+    """Stems of ``name``'s first comma part, where a USDA name names its food."""
+    return frozenset(text.stem(w) for w in text.words(PARENS.sub(" ", name).split(",")[0]))
 
 
 def wants_cooked(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -> bool:

@@ -142,6 +142,12 @@ def _analysis(lines: list[str], market: str | None, nutrition_type: str = "cooki
             )
     if nutrition_type == "logging":
         _as_eaten(ordered, names, asked, cut, food, market)
+    else:
+        for words, ids in ordered.items():
+            pairs = [(names[i]["name"], names[i]["data_type"]) for i in ids]
+            ordered[words] = [
+                ids[k] for k in eaten.bought_first(pairs, asked[words], cut=words in cut)
+            ]
     weighed = food_rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
     kin = {words: _kin(ids, names) for words, ids in ordered.items()}
     # The table's lenders of each food text's best food, read with its kin: one query.

@@ -7,6 +7,7 @@ import pytest
 
 from catalogue.analysis.eaten import (
     bought,
+    bought_first,
     cooked,
     eaten_first,
     eaten_form,
@@ -41,6 +42,9 @@ def _first(foods: list[tuple[str, str]], asked: str) -> str:
         # fried alone is another dish
         ("Beef, steak, country fried", False, False),
         ("Butter, salted", False, False),
+        # "prepared with" names what a food is made with (tofu's coagulant)
+        ("Tofu, hard, prepared with nigari", False, False),
+        ("Tofu, raw, firm, prepared with calcium sulfate", False, True),
     ],
 )
 def test_a_name_states_its_state(name, is_cooked, is_bought):
@@ -191,9 +195,10 @@ def test_more_candidates_are_wanted_only_when_no_cooked_form_is_near():
         ),
         (
             [("Sweet potato, baked, fat added", SURVEY),
-             ("Sweet potato, baked, NS as to fat", SURVEY)],
+             ("Sweet potato, baked, NS as to fat", SURVEY),
+             ("Sweet potato, baked, no added fat", SURVEY)],
             "sweet potato",
-            "Sweet potato, baked, NS as to fat",
+            "Sweet potato, baked, no added fat",  # FNDDS's unstated fat is fat added
         ),
     ],
 )  # fmt: skip
@@ -206,6 +211,69 @@ def test_fat_added_is_read_from_fnddss_words():
     assert fat_added("Chicken thigh, stewed, skin eaten", "chicken thigh")
     assert not fat_added("Chicken thigh, stewed, skin not eaten", "chicken thigh")
     assert not fat_added("Green peas, fresh, cooked, no added fat", "peas")
+    # FNDDS's "NS as to fat" takes fat as added; "NS as to fat eaten" is a meat's own fat
+    assert fat_added("Sweet potato, baked, NS as to fat", "sweet potato")
+    assert not fat_added("Beef, steak, sirloin, NS as to fat eaten", "sirloin steak")
     # unless the line asks for it
     assert not fat_added("Potato, fried, fat added", "fried potato")
     assert not fat_added("Chicken thigh, stewed, skin eaten", "chicken thigh with skin")
+
+
+SR28_RAW_TENDERLOIN = "Pork, fresh, loin, tenderloin, separable lean only, raw"
+
+
+@pytest.mark.parametrize(
+    ("foods", "asked", "expected"),
+    [
+        # FNDDS names foods as eaten: a recipe's pound of tenderloin is bought raw
+        (
+            [("Pork, tenderloin", SURVEY), (SR28_RAW_TENDERLOIN, SR)],
+            "pork tenderloin",
+            SR28_RAW_TENDERLOIN,
+        ),
+        (
+            [("Italian sausage", SURVEY), ("Sausage, Italian, pork, raw", SR)],
+            "italian sausage",
+            "Sausage, Italian, pork, raw",
+        ),
+        # the line states a state: read as it says
+        (
+            [("Pork, tenderloin", SURVEY), (SR28_RAW_TENDERLOIN, SR)],
+            "cooked pork tenderloin",
+            "Pork, tenderloin",
+        ),
+        # another food of the word ("Mustard greens"), a part named only in parentheses
+        # ("leg (ham)"), a raw form one word further ("tenderloin steak"), and a powder
+        # ("Milk, dry" is not a raw milk) are not the food as bought
+        ([("Mustard", SURVEY), ("Mustard greens, raw", SR)], "mustard", "Mustard"),
+        (
+            [("Ham", SURVEY), ("Pork, fresh, leg (ham), whole, separable lean only, raw", SR)],
+            "ham",
+            "Ham",
+        ),
+        (
+            [("Beef, steak, NFS", SURVEY), ("Beef, tenderloin steak, raw", "foundation")],
+            "steak",
+            "Beef, steak, NFS",
+        ),
+        ([("Milk, whole", SURVEY), ("Milk, dry, whole", SR)], "milk", "Milk, whole"),
+        # the best food is a reference food, or a survey record stating a state: unchanged
+        (
+            [("Barley, pearled, cooked", SR), ("Barley, pearled, raw", SR)],
+            "barley",
+            "Barley, pearled, cooked",
+        ),
+        ([("Apple, raw", SURVEY), ("Apples, raw, with skin", SR)], "apple", "Apple, raw"),
+    ],
+)
+def test_a_recipe_means_the_food_as_bought(foods, asked, expected):
+    assert foods[bought_first(foods, asked)[0]][0] == expected
+
+
+def test_bought_first_keeps_the_others_in_their_order():
+    foods = [
+        ("Pork, tenderloin", SURVEY),
+        ("Pork, tenderloin, NFS", SURVEY),
+        (SR28_RAW_TENDERLOIN, SR),
+    ]
+    assert bought_first(foods, "pork tenderloin") == [2, 0, 1]

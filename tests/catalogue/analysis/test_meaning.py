@@ -59,6 +59,9 @@ def test_the_plain_usual_food_comes_first(asked, names, first):
         ("Pork, cured, bacon, unprepared", "bacon", False),  # the animal is the category
         ("Beef, flank, steak, separable lean only, raw", "steak", False),
         ("Sausage, Italian, turkey, smoked", "italian sausage", True),
+        # the usual animal of the meat word never qualifies it, wherever it stands
+        ("Sausage, Italian, pork, raw", "italian sausage", False),
+        ("Beef, bacon, cooked", "bacon", True),
         ("Egg, duck, whole, fresh, raw", "egg", True),
         ("Chicken, broilers or fryers, breast, meat only, raw", "chicken breast", False),
         ("Soup, chicken broth, canned", "chicken broth", False),

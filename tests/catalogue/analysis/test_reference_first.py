@@ -24,6 +24,8 @@ SR = "sr_legacy"
         ("salmon fillet", {"salmon": 54}, ["salmon"]),
         ("black coffee", {"coffee": 53}, ["coffee"]),
         ("ground cumin", {}, ["cumin"]),  # no word is about a food: still a describing one
+        # ripeness describes the fruit: SR28 names "Mangos, raw", IFCT "Mango, ripe, ..."
+        ("ripe mango", {"ripe": 9, "mango": 12}, ["mango"]),
         # no describing word: nothing is tried ("apple cider vinegar" is not a drink)
         ("chocolate chips", {"chocolate": 3, "chips": 1}, []),
         ("apple cider vinegar", {"apple": 34, "vinegar": 5}, []),

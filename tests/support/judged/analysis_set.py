@@ -172,7 +172,7 @@ GROWN: list[tuple[str, str, float]] = [
     ("1 tsp onion powder", r"spices, onion powder", 2.4),
     ("1 tbsp chopped fresh parsley", r"parsley, fresh", 3.8),
     ("1/4 cup chopped fresh cilantro", r"coriander \(cilantro\) leaves, raw", 4),
-    ("2 green onions, sliced", r"onions, spring or scallions", 30),
+    ("2 green onions, sliced", r"onions, (spring or scallions|green)", 30),
     ("1 cup diced celery", r"celery, raw", 101),
     ("1 stalk celery", r"celery, raw", 40),
     ("1 medium carrot, peeled and chopped", r"carrots, raw", 61),
@@ -259,7 +259,8 @@ GROWN: list[tuple[str, str, float]] = [
     ("2 chicken drumsticks", r"chicken,? .*drumstick", 260),
     ("1 lb chicken thighs", r"chicken,? .*thigh", 453.6),
     ("4 oz ham", r"(ham|pork, cured, ham)", 113.4),
-    ("1 cup chopped bok choy", r"cabbage, chinese \(pak-choi\)", 70),
+    # FDC's Foundation name of the same plant is "Cabbage, bok choy, raw"
+    ("1 cup chopped bok choy", r"cabbage, (chinese \(pak-choi\)|bok choy)", 70),
     ("1 fennel bulb, sliced", r"fennel, bulb", 234),
     ("1 cup sliced jicama", r"yambean \(jicama\)", 120),
     ("2 cups chopped kale", r"kale, raw", 32),
