@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from catalogue.analysis.parser import PARENS, STATES
 from catalogue.nutrients import HEADLINES
@@ -129,28 +129,7 @@ def unasked(name: str, asked: str, *, cut: bool = False) -> int:
     line cuts the food (``CUTS``), so a powder's word counts too. A first part naming
     one of USDA's classes (``CLASSES``: "Pork, cured, bacon", "Spices, cumin seed",
     "Beverages, coffee, brewed") names no other food, so it is not counted."""
-    wanted = _stems(asked) | _category(name)
-    if wanted & _BOUGHT_STEMS:  # "instant coffee" asks for the powder
-        wanted |= _BOUGHT_STEMS
-    extra, powders, _ = _name_words(name)
-    states = _states(name)
-    # The state words after the name's food describe one state ("cooked, pan-fried"):
-    # they add one word at most, none when the line asks for one of them.
-    stated = 0 if states & wanted else min(1, len(states))
-    return stated + sum(1 for stem in extra + (powders if cut else ()) if stem not in wanted)
-
-
-@functools.lru_cache(maxsize=65536)
-def _states(name: str) -> frozenset[str]:
-    parts = PARENS.sub(" ", name).split(",")
-    later = text.words(",".join(parts[2:]))
-    return frozenset(text.stem(w) for w in later if (w in STATES or w in BOUGHT_AS) and w != "raw")
-
-
-@functools.lru_cache(maxsize=65536)
-def _category(name: str) -> frozenset[str]:
-    first = [text.stem(w) for w in text.words(PARENS.sub(" ", name).split(",")[0])]
-    return frozenset(first) if " ".join(first) in _CLASS_HEADS else frozenset()
+    return _unasked(_name(name), _ask(asked), cut)
 
 
 def distance(name: str, asked: str, *, cut: bool = False) -> int:
@@ -159,13 +138,7 @@ def distance(name: str, asked: str, *, cut: bool = False) -> int:
     "prepared with 2% milk" is a pudding), plus ``QUALIFIED`` when an unasked animal
     qualifies it (``qualified``) or it is a form the line did not ask for (``FORMS``:
     "Squash, zucchini, baby" for "1 medium zucchini")."""
-    wanted = _stems(asked)
-    _, own, made_with = _parts(name)
-    tail = len((wanted & made_with) - own)
-    forms, _, claims = _marks(name)
-    claimed = bool(claims) and not claims & wanted
-    other = bool(forms - wanted) or claimed or qualified(name, asked)
-    return unasked(name, asked, cut=cut) + tail + QUALIFIED * other
+    return _distance(_name(name), _ask(asked), cut)
 
 
 def qualified(name: str, asked: str) -> bool:
@@ -173,20 +146,15 @@ def qualified(name: str, asked: str) -> bool:
     narrows ``name`` to another version of the food: anywhere but as the whole first
     part, which is USDA's category ("Pork, cured, bacon" is bacon; "Bacon, turkey" and
     "Turkey bacon" are not the bacon a plain line means)."""
-    animals = _marks(name)[1]
-    if not animals:
-        return False
-    wanted = _stems(asked)
-    category, _, _ = _parts(name)
-    # The animal a plain meat word means ("bacon" is pork's): a category naming another
-    # qualifies the food too ("Beef, bacon" is not the bacon a plain line means).
-    usual = {_USUAL_ANIMAL[stem] for stem in wanted if stem in _USUAL_ANIMAL}
-    # With a usual animal, any other qualifies ("Sausage, Italian, turkey") and the usual
-    # one never does ("Sausage, Italian, pork" is the Italian sausage a line means).
-    return any(
-        stem not in wanted and (stem not in usual if usual else stem not in category)
-        for stem in animals
-    )
+    return _qualified(_name(name), _ask(asked))
+
+
+def placed(name: str, asked: str) -> int:
+    """How many words ``asked`` (but state words, which USDA names put last) ``name``
+    holds only after its first two parts, where a USDA name names its food; among
+    foods that mean a line equally and hold as many of its words, fewer first ("Beef,
+    steak, NFS" before "Pork, fresh, shoulder, (Boston butt), blade (steaks)")."""
+    return _placed(_name(name), _ask(asked))
 
 
 # English meat words and the animal they mean unless the line names another.
@@ -195,17 +163,6 @@ USUAL_ANIMAL = {
     "hamburger": "beef", "burger": "beef", "brisket": "beef", "jerky": "beef",
 }  # fmt: skip
 _USUAL_ANIMAL = {text.stem(word): text.stem(animal) for word, animal in USUAL_ANIMAL.items()}
-
-
-def placed(name: str, asked: str) -> int:
-    """How many words ``asked`` (but state words, which USDA names put last) ``name``
-    holds only after its first two parts, where a USDA name names its food; among
-    foods that mean a line equally and hold as many of its words, fewer first ("Beef,
-    steak, NFS" before "Pork, fresh, shoulder, (Boston butt), blade (steaks)")."""
-    head, everywhere = _placing(name)
-    return sum(1 for s in _stems(asked) if s in everywhere and s not in head)
-
-
 _SPECIES_STEMS = frozenset(text.stem(word) for word in SPECIES)
 _FORM_STEMS = frozenset(text.stem(word) for word in FORMS)
 _CLAIM_STEMS = frozenset(text.stem(word) for word in CLAIMS)
@@ -213,41 +170,150 @@ _CLASS_HEADS = text.CLASS_HEADS | {" ".join(map(text.stem, c.split())) for c in 
 _BOUGHT_STEMS = frozenset(text.stem(word) for word in BOUGHT_AS)
 
 
-@functools.lru_cache(maxsize=65536)  # every candidate of every line asks for them
-def _marks(name: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """The stems of ``name`` that are form words (``FORMS``), animals (``SPECIES``), and
-    claim words after its first two parts (``CLAIMS``)."""
-    stems = _stems(name)
-    return stems & _FORM_STEMS, stems & _SPECIES_STEMS, _later(name) & _CLAIM_STEMS
+class _Name(NamedTuple):
+    """What meaning's rules read of a candidate's name, read once per name (every
+    candidate of every line asks for them; the same foods come back line after line)."""
+
+    stems: frozenset[str]  # every word's stem
+    category: frozenset[str]  # its first part's, when that is one of USDA's classes
+    extra: tuple[str, ...]  # ``unasked``'s countable stems of its first two parts and forms
+    powders: tuple[str, ...]  # powder words, counted against a line that cuts
+    usual: int  # usual-form words, negated (more first)
+    states: frozenset[str]  # state words after its first two parts, but "raw"
+    first: frozenset[str]  # its first part when that is one word (a category)
+    own: frozenset[str]  # before the first ``MADE_WITH`` word
+    made_with: frozenset[str]  # after it
+    forms: frozenset[str]  # ``FORMS`` anywhere
+    animals: frozenset[str]  # ``SPECIES`` anywhere
+    claims: frozenset[str]  # ``CLAIMS`` after its first two parts
+    head: frozenset[str]  # its first two parts' stems, where a USDA name names its food
+    later: frozenset[str]  # every stem but states', for ``placed``
+
+
+class _Asked(NamedTuple):
+    """What meaning's rules read of a line's words, once per line."""
+
+    wanted: frozenset[str]  # the stems of its words
+    counted: frozenset[str]  # the same, with every bought form when it asks for one
+    usual: frozenset[str]  # the animals its meat words mean ("bacon": pork)
 
 
 @functools.lru_cache(maxsize=65536)
-def _later(name: str) -> frozenset[str]:
-    """Stems of ``name`` after its first two comma parts."""
-    return frozenset(text.stem(w) for w in text.words(",".join(name.split(",")[2:])))
-
-
-@functools.lru_cache(maxsize=65536)
-def _parts(name: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """Stems of ``name``: its first part when that is one word (a category), the words
-    before the first ``MADE_WITH`` word, and those after it."""
-    first = text.words(PARENS.sub(" ", name).split(",")[0])
-    words = text.words(name)
-    cut = next((k for k, w in enumerate(words) if w in MADE_WITH), len(words))
-    category = frozenset(text.stem(w) for w in first) if len(first) == 1 else frozenset()
-    return (
+def _name(name: str) -> _Name:
+    # Each part's words once, each word stemmed once: a cold name costs one pass (every
+    # candidate of an analysis is read; most are new to a worker).
+    words_of, folded = text.words_of, text.fold(name)
+    raw_parts = [words_of(part) for part in folded.split(",")]
+    everywhere = [w for part in raw_parts for w in part]
+    unique = set(everywhere)
+    stem = {w: _stem(w) for w in unique}
+    # "(European type, such as ...)" is one part: parts are read without parentheses
+    plain = [words_of(part) for part in PARENS.sub(" ", folded).split(",")]
+    first_words = plain[0]
+    head_words = plain[0] + plain[1] if len(plain) > 1 else first_words
+    stems = [stem[w] for w in everywhere]
+    first = [stem[w] for w in first_words]
+    # "red or green" offers one choice: the word after "or" adds nothing more
+    head = [w for k, w in enumerate(head_words) if k == 0 or head_words[k - 1] != "or"]
+    head = [w for w in head if not w.isdigit()]
+    head_set = set(head)
+    states = {w for part in plain[2:] for w in part if w in STATES or w in BOUGHT_AS}
+    forms = (unique & FORMS) - head_set
+    powders = sorted((unique & POWDERS) - head_set - states - forms)
+    extra = [stem[w] for w in head if w not in USUAL] + [stem[w] for w in sorted(forms)]
+    cut = len(everywhere)
+    if unique & MADE_WITH:
+        cut = next(k for k, w in enumerate(everywhere) if w in MADE_WITH)
+    all_stems = frozenset(stems)
+    raw_head = raw_parts[0] + raw_parts[1] if len(raw_parts) > 1 else raw_parts[0]
+    claims = {stem[w] for part in raw_parts[2:] for w in part}
+    category = frozenset(first) if " ".join(first) in _CLASS_HEADS else _NONE
+    t_extra = tuple(extra)
+    t_powders = tuple(stem[w] for w in powders)
+    usual = -len(unique & USUAL_FORM)
+    f_states = frozenset(stem[w] for w in states if w != "raw")
+    f_first = frozenset(first) if len(first_words) == 1 else _NONE
+    own = frozenset(stems[:cut])
+    made_with = frozenset(stems[cut:])
+    forms_s = all_stems & _FORM_STEMS
+    animals = all_stems & _SPECIES_STEMS
+    f_claims = frozenset(claims) & _CLAIM_STEMS
+    f_head = frozenset(stem[w] for w in raw_head)
+    later = frozenset(stem[w] for w in unique - STATES)
+    return _Name(
+        all_stems,
         category,
-        frozenset(text.stem(w) for w in words[:cut]),
-        frozenset(text.stem(w) for w in words[cut:]),
+        t_extra,
+        t_powders,
+        usual,
+        f_states,
+        f_first,
+        own,
+        made_with,
+        forms_s,
+        animals,
+        f_claims,
+        f_head,
+        later,
     )
 
 
+_NONE: frozenset[str] = frozenset()
+# Stems of names' words: the catalogue's vocabulary is bounded (names only, never a
+# line's words), so a plain dict is faster than stemming a word again.
+_STEMS: dict[str, str] = {}
+
+
+def _stem(word: str) -> str:
+    stem = _STEMS.get(word)
+    if stem is None:
+        stem = _STEMS[word] = text.stem(word)
+    return stem
+
+
 @functools.lru_cache(maxsize=65536)
-def _placing(name: str) -> tuple[frozenset[str], frozenset[str]]:
-    parts = name.split(",")
-    head = frozenset(text.stem(w) for w in text.words(",".join(parts[:2])))
-    later = frozenset(text.stem(w) for w in text.words(name) if w not in STATES)
-    return head, later
+def _ask(asked: str) -> _Asked:
+    wanted = _stems(asked)
+    return _Asked(
+        wanted=wanted,
+        counted=wanted | _BOUGHT_STEMS if wanted & _BOUGHT_STEMS else wanted,  # "instant coffee"
+        usual=frozenset(_USUAL_ANIMAL[s] for s in wanted if s in _USUAL_ANIMAL),
+    )
+
+
+def _unasked(name: _Name, asked: _Asked, cut: bool) -> int:
+    counted, category = asked.counted, name.category
+    # The state words after the name's food describe one state ("cooked, pan-fried"):
+    # they add one word at most, none when the line asks for one of them.
+    states = name.states
+    stated = 0 if states & counted or states & category else min(1, len(states))
+    words = name.extra + name.powders if cut else name.extra
+    return stated + sum(1 for s in words if s not in counted and s not in category)
+
+
+def _distance(name: _Name, asked: _Asked, cut: bool) -> int:
+    wanted = asked.wanted
+    tail = len((wanted & name.made_with) - name.own)
+    claimed = bool(name.claims) and not name.claims & wanted
+    other = bool(name.forms - wanted) or claimed or _qualified(name, asked)
+    return _unasked(name, asked, cut) + tail + QUALIFIED * other
+
+
+def _qualified(name: _Name, asked: _Asked) -> bool:
+    if not name.animals:
+        return False
+    wanted, usual = asked.wanted, asked.usual
+    # The animal a plain meat word means ("bacon" is pork's): with one, any other
+    # qualifies ("Sausage, Italian, turkey", "Beef, bacon") and the usual one never does
+    # ("Sausage, Italian, pork" is the Italian sausage a line means); without, an
+    # animal qualifies unless it is the name's category ("Pork, cured, bacon").
+    return any(
+        s not in wanted and (s not in usual if usual else s not in name.first) for s in name.animals
+    )
+
+
+def _placed(name: _Name, asked: _Asked) -> int:
+    return sum(1 for s in asked.wanted if s in name.later and s not in name.head)
 
 
 @functools.lru_cache(maxsize=65536)  # lines' words and candidates' names
@@ -255,27 +321,9 @@ def _stems(asked: str) -> frozenset[str]:
     return frozenset(text.stem(word) for word in text.words(asked))
 
 
-@functools.lru_cache(maxsize=65536)  # pure; the same foods come back line after line
-def _name_words(name: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
-    """The stems ``unasked`` may count in ``name``: of its first two parts (but
-    ``USUAL`` ones and the second of "X or Y"), of its state and form words; of its
-    powder words (counted against a line that cuts); and its ``_usual`` count."""
-    parts = PARENS.sub(" ", name).split(",")  # "(European type, such as ...)" is one part
-    words = text.words(",".join(parts[:2]))
-    # "red or green" offers one choice: the word after "or" adds nothing more
-    head = [w for k, w in enumerate(words) if not w.isdigit() and words[k - 1 : k] != ["or"]]
-    everywhere = text.words(name)
-    states = {w for w in text.words(",".join(parts[2:])) if w in STATES or w in BOUGHT_AS}
-    forms = {w for w in everywhere if w in FORMS} - set(head)
-    powders = sorted({w for w in everywhere if w in POWDERS} - set(head) - states - forms)
-    extra = [w for w in head if w not in USUAL] + sorted(forms)
-    usual = -sum(1 for w in set(everywhere) if w in USUAL_FORM)
-    return tuple(text.stem(w) for w in extra), tuple(text.stem(w) for w in powders), usual
-
-
 def _usual(name: str) -> int:
     """Among equals, more usual-form words first (negated, to sort first)."""
-    return _name_words(name)[2]
+    return _name(name).usual
 
 
 def tier(data_type: str) -> int:
@@ -294,11 +342,13 @@ def by_meaning(
     "Red gram, dal" before "Red gram, whole", issue 38.7); then ``placed``, then
     ``_usual``, stable."""
     wanted = _stems(food or "")
+    ask = _ask(asked)
 
     def key(i: int) -> tuple[int, ...]:
-        name = foods[i][0]
-        held = len(wanted & _stems(name)) if wanted else 0
-        return (*meaning(*foods[i], asked, cut=cut), -held, placed(name, asked), _usual(name))
+        data_type = foods[i][1]
+        name = _name(foods[i][0])
+        held = len(wanted & name.stems) if wanted else 0
+        return (tier(data_type), _distance(name, ask, cut), -held, _placed(name, ask), name.usual)
 
     return sorted(range(len(foods)), key=key)
 

@@ -20,11 +20,20 @@ _WORD = re.compile(r"[^\W_]+")
 
 def words(text: str) -> list[str]:
     """The lowercase, accent-folded words of ``text``."""
+    return _WORD.findall(fold(text))
+
+
+def fold(text: str) -> str:
+    """``text`` lowercase and accent-folded: ``words(text)`` is ``words_of(fold(text))``."""
     folded = text.casefold()
     if not folded.isascii():
         folded = unicodedata.normalize("NFKD", folded)
         folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    return _WORD.findall(folded)
+    return folded
+
+
+# The words of a folded text (``fold``): for callers splitting one folded text in parts.
+words_of = _WORD.findall
 
 
 def search_name(name: str) -> str:
