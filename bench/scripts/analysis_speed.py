@@ -8,9 +8,11 @@ Bodies of 10 and 100 lines are drawn (seeded) from the judged set's lines
 are what a recipe has, not a warm cache. Reports p50/p95 of ``analysis_run`` (the
 selector the view calls) and of the whole request through Django's test client (key
 check, metering, parsing, rendering), and where the selector's time goes: parsing,
-searching (``catalogue.search.selectors.food_top_ids``, one per distinct food text), reading
-the candidates' measures and nutrients, weighing and summing. A benchmark, not a test:
-no assertion on time.
+searching (``catalogue.search.selectors.food_top_ids``, one per distinct food text),
+reading the candidates' measures and nutrients, weighing and summing. The process is set
+up as a gunicorn worker is (core/gctune.py) unless ``--no-settle``; before and after in
+one run: bench/scripts/analysis_compare.py. A benchmark, not a test: no assertion on
+time.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from django.conf import settings  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
 from catalogue.analysis import selectors  # noqa: E402
+from core import gctune  # noqa: E402
 from tests.support.judged.analysis_set import LINES  # noqa: E402
 
 PHASES: dict[str, float] = defaultdict(float)
@@ -81,6 +84,10 @@ def _client() -> APIClient:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument(
+        "--no-settle", dest="settle", action="store_false",
+        help="keep CPython's collector defaults instead of a gunicorn worker's (core/gctune.py)",
+    )  # fmt: skip
     args = parser.parse_args()
     settings.ALLOWED_HOSTS = ["*"]
     logging.disable(logging.INFO)  # the request log of every call
@@ -88,6 +95,8 @@ def main() -> None:
     lines = [line for line, _, _ in LINES]
     client = _client()
     selectors.analysis_run(lines=lines[:20], market=None)  # connections, caches
+    if args.settle:
+        gctune.settle()  # as gunicorn.conf.py's post_worker_init does in every worker
     for size in (10, 100):
         bodies = [rng.choices(lines, k=size) if size > len(lines) else rng.sample(lines, size)
                   for _ in range(args.rounds)]  # fmt: skip
