@@ -111,8 +111,13 @@ BOUGHT_AS = frozenset({"instant", "powder", "concentrate", "concentrated"})
 MADE_WITH = frozenset({"with", "made", "prepared", "containing"})
 # Words saying a name is the usual form, or the average of the usual ones.
 USUAL_FORM = frozenset(
-    {"raw", "whole", "plain", "regular", "ripe", "fresh", "average", "commercial", "nfs", "milled"}
-)
+    {
+        "raw", "whole", "plain", "regular", "ripe", "fresh", "average", "commercial", "nfs",
+        "milled",
+        # FNDDS's "NS as to fat eaten": the survey's default when the diary did not say
+        "ns",
+    }
+)  # fmt: skip
 # Preparations that cut a whole food; a powder is not cut ("grated ginger").
 CUTS = frozenset(
     {"chopped", "diced", "sliced", "minced", "grated", "shredded", "julienned", "cubed"}

@@ -77,11 +77,29 @@ _FAT_ADDED = re.compile(
 FAT_WORDS = frozenset({"oil", "butter", "margarine", "fat", "skin", "fried", "buttered"})
 
 
-def fat_added(name: str, asked: str) -> bool:
+# Methods FNDDS cooks with fat when the respondent did not say ("Fish, cod, grilled" holds
+# 2.8 g of fat, "Fish, cod, steamed" 0.5, the raw fish 0.7): a survey record naming one
+# and not "no added fat" carries the survey's default fat.
+_FAT_METHODS = frozenset({"baked", "broiled", "grilled", "roasted", "fried", "sauteed"})
+_NO_FAT = re.compile(r"\bno (?:added )?fat\b|\bfat not added\b|\bwithout fat\b", re.I)
+
+
+def fat_added(name: str, asked: str, data_type: str = "") -> bool:
     """Whether ``name`` states fat cooked into the food or its skin eaten, which a plain
     line does not ask for (issue 38: a plate's "80 g peas" is peas, not peas cooked
-    with oil): among forms as eaten equally near the line, those that do not first."""
-    return bool(_FAT_ADDED.search(name)) and not FAT_WORDS & set(text.words(asked))
+    with oil), or is a survey (FNDDS) record of a method the survey cooks with fat by
+    default (``_FAT_METHODS``, unless it says "no added fat"): among forms as eaten
+    equally near the line, those that do not first. Never when the line names fat
+    (``FAT_WORDS``) or the method itself ("grilled salmon")."""
+    words = set(text.words(asked))
+    if FAT_WORDS & words:
+        return False
+    if _FAT_ADDED.search(name):
+        return True
+    if data_type != "survey" or _NO_FAT.search(name):
+        return False
+    methods = _FAT_METHODS & set(text.words(name))
+    return bool(methods) and not methods & words
 
 
 def states_asked(asked: str) -> bool:
@@ -111,10 +129,23 @@ def bought(name: str) -> bool:
 
 def eaten_distance(name: str, asked: str, *, cut: bool = False) -> int:
     """``choosing.distance`` of ``name`` from the line ``asked``, its cooked words not
-    counted (a plate's food is cooked unless it says otherwise)."""
+    counted (a plate's food is cooked unless it says otherwise), plus one for a form the
+    food was bought in that the line does not state (``KEPT``: "Beef, ground, patties,
+    frozen, cooked, broiled" is not a plate's "90 g ground beef")."""
     done, _ = _name_states(name)
     words = " ".join(sorted(w.replace("-", " ") for w in done))  # "pan fried"
-    return distance(name, f"{asked} {words}".strip(), cut=cut)
+    kept = bool(_kept(name) - set(text.words(asked)))
+    return distance(name, f"{asked} {words}".strip(), cut=cut) + kept
+
+
+# Forms a food is bought and kept in, which its cooked form may still state ("Peas,
+# green, frozen, cooked, boiled"): a plate's plain line did not ask for them.
+KEPT = frozenset({"frozen", "canned", "dried", "smoked", "toasted"})
+
+
+@functools.lru_cache(maxsize=65536)
+def _kept(name: str) -> frozenset[str]:
+    return KEPT & frozenset(text.words(name))
 
 
 def eaten_raw(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -> bool:
@@ -166,7 +197,7 @@ def _promoted(foods: list[tuple[str, str]], asked: str, cut: bool) -> list[int]:
     near = {
         i: (
             eaten_distance(name, asked, cut=cut),
-            fat_added(name, asked),
+            fat_added(name, asked, data_type),
             placed(name, asked),
             not cooked(name),
             i,

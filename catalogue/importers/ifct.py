@@ -19,7 +19,10 @@ Nutrients (docs/catalogue.md, "IFCT nutrients"):
 - a value of 0 is "not reported", never an amount: the package writes 0 wherever the
   printed tables leave a blank (all 14 oils and fats, ghee included, have energy 0 kJ;
   cow milk has cholesterol and retinol 0), so 0 is left out and the nutrient reads as
-  not measured (null), like an empty cell.
+  not measured (null), like an empty cell;
+- a blank energy is derived from the food's proximates with IFCT 2017's own factors
+  (``derived_energy``; issue 38: "1 tbsp ghee" added no energy to a meal) when they
+  account for its whole 100 g: the 14 oils and fats, each 99.99-100 g of fat.
 """
 
 from __future__ import annotations
@@ -407,6 +410,7 @@ def _record(
             amounts[str(nutrient_id)] = _round(converted)
             if nutrient_id in sd_by_id:
                 spreads[str(nutrient_id)] = _round(sd_by_id[nutrient_id])
+    amounts.update(derived_energy(amounts))
     return FoodRecord(
         source=Source.IFCT,
         source_id=code,
@@ -418,6 +422,31 @@ def _record(
         local_names=local_names(row[index["lang"]]),
         nutrient_sd=spreads,
     )
+
+
+# IFCT 2017's own energy factors (kJ per g; FAO 2003, as its introduction states it
+# computed every printed energy): protein, fat, available carbohydrate, dietary fibre.
+ENERGY_FACTORS = {"203": 17.0, "204": 37.0, "10001": 17.0, "291": 8.0}
+# The proximates a food's energy may be derived from: with water and ash, at least this
+# many of its 100 g must be accounted for.
+ACCOUNTED_G = 99.0
+_WATER, _ASH = "255", "207"
+
+
+def derived_energy(amounts: dict[str, float]) -> dict[str, float]:
+    """Energy (kJ, 268; kcal, 208) from ``amounts`` with IFCT 2017's own factors
+    (``ENERGY_FACTORS``), for a food whose printed energy is blank: the 14 oils and fats
+    (ghee: fat 100 g -> 3,700 kJ, 884 kcal, as SR28's "Butter oil, anhydrous" has 876).
+    Only when the food's water, ash and energy-giving proximates account for at least
+    ``ACCOUNTED_G`` of its 100 g, so no missing component is read as none; else (and
+    when energy is printed) nothing."""
+    if str(ENERGY_KJ) in amounts:
+        return {}
+    parts = (*ENERGY_FACTORS, _WATER, _ASH)
+    if sum(amounts.get(key, 0.0) for key in parts) < ACCOUNTED_G:
+        return {}
+    kj = sum(amounts.get(key, 0.0) * factor for key, factor in ENERGY_FACTORS.items())
+    return {str(ENERGY_KJ): _round(kj), str(ENERGY_KCAL): _round(kj / KJ_PER_KCAL)}
 
 
 def _round(value: float) -> float:

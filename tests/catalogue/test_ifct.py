@@ -183,12 +183,33 @@ def test_nutrients_without_a_usda_counterpart_keep_their_ifct_code(ifct_small):
 
 
 def test_a_zero_in_the_file_is_not_reported_never_an_amount_of_zero(ifct_small):
-    ghee = Food.objects.get(public_id="ifct-T013")  # the file says energy 0 kJ
-    assert "268" not in ghee.nutrients and "208" not in ghee.nutrients
-    assert ghee.energy_kcal is None
-    assert ghee.fat_g == 100.0
     milk = Food.objects.get(public_id="ifct-L002")  # cholesterol 0 in the file
     assert milk.cholesterol_mg is None and "601" not in milk.nutrients
+    ghee = Food.objects.get(public_id="ifct-T013")  # the file says energy 0 kJ
+    assert ghee.fat_g == 100.0
+    # not 0: derived from its 100 g of fat with IFCT 2017's own factor (37 kJ/g)
+    assert ghee.nutrients["268"] == pytest.approx(3700.0)
+    assert ghee.energy_kcal == pytest.approx(884.3, abs=0.05)
+
+
+@pytest.mark.parametrize(
+    ("amounts", "kcal"),
+    [
+        ({"204": 99.99}, 884.2),  # an oil: fat accounts for its 100 g
+        # every proximate there: protein 17, fat 37, available carbohydrate 17, fibre 8
+        ({"255": 10.0, "203": 20.0, "204": 10.0, "10001": 55.0, "291": 3.0, "207": 2.0}, 398.9),
+    ],
+)
+def test_a_blank_energy_is_derived_only_from_proximates_filling_the_100_g(amounts, kcal):
+    derived = ifct.derived_energy(amounts)
+    assert derived["208"] == pytest.approx(kcal, abs=0.05)
+    assert derived["268"] == pytest.approx(kcal * 4.184, abs=0.2)
+
+
+def test_a_printed_energy_or_a_food_missing_a_proximate_is_left_as_it_is():
+    assert ifct.derived_energy({"268": 1000.0, "204": 100.0}) == {}
+    # 60 g accounted for: the rest might be anything, so no energy is made up
+    assert ifct.derived_energy({"255": 50.0, "204": 10.0}) == {}
 
 
 def test_convert_maps_columns_to_catalogue_ids_and_units():

@@ -69,6 +69,12 @@ def test_among_equals_the_name_stating_the_usual_form_comes_first():
     ]
     assert by_meaning(foods[:2], "avocado") == [1, 0]
     assert by_meaning(foods[2:], "tomatoes") == [1, 0]
+    # FNDDS's "NS as to ..." is the survey's default when the diary did not say
+    steak = [
+        ("Beef, steak, sirloin, lean only eaten", "survey"),
+        ("Beef, steak, sirloin, NS as to fat eaten", "survey"),
+    ]
+    assert by_meaning(steak, "sirloin steak") == [1, 0]
 
 
 @pytest.mark.parametrize(

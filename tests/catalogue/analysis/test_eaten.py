@@ -214,6 +214,13 @@ def test_fat_added_is_read_from_fnddss_words():
     # FNDDS's "NS as to fat" takes fat as added; "NS as to fat eaten" is a meat's own fat
     assert fat_added("Sweet potato, baked, NS as to fat", "sweet potato")
     assert not fat_added("Beef, steak, sirloin, NS as to fat eaten", "sirloin steak")
+    # FNDDS cooks these methods with fat unless it says not; SR28's are the food alone
+    assert fat_added("Fish, cod, grilled", "cod", "survey")
+    assert not fat_added("Fish, cod, steamed", "cod", "survey")
+    assert not fat_added("Fish, cod, Atlantic, cooked, dry heat", "cod", "sr_legacy")
+    assert not fat_added("Turkey, whole, meat only, cooked, roasted", "turkey", "sr_legacy")
+    assert not fat_added("Broccoli, baked, no added fat", "broccoli", "survey")
+    assert not fat_added("Fish, salmon, grilled", "grilled salmon", "survey")  # asked
     # unless the line asks for it
     assert not fat_added("Potato, fried, fat added", "fried potato")
     assert not fat_added("Chicken thigh, stewed, skin eaten", "chicken thigh with skin")
@@ -277,3 +284,22 @@ def test_bought_first_keeps_the_others_in_their_order():
         (SR28_RAW_TENDERLOIN, SR),
     ]
     assert bought_first(foods, "pork tenderloin") == [2, 0, 1]
+
+
+def test_a_plate_does_not_mean_a_form_the_food_was_bought_in():
+    foods = [
+        ("Beef, ground, patties, frozen, cooked, broiled", SR),
+        ("Beef, ground", SURVEY),
+        ("Beef, ground, raw", SURVEY),
+    ]
+    assert _first(foods, "ground beef") == "Beef, ground"
+    assert _first(foods, "frozen ground beef") == "Beef, ground, patties, frozen, cooked, broiled"
+
+
+def test_a_plates_fish_is_the_one_cooked_without_the_surveys_default_fat():
+    foods = [
+        ("Fish, cod, grilled", SURVEY),
+        ("Fish, cod, steamed", SURVEY),
+        ("Fish, cod, Atlantic, raw", SR),
+    ]
+    assert _first(foods, "cod") == "Fish, cod, steamed"
