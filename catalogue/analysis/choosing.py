@@ -44,7 +44,7 @@ name no animal qualifier narrows, whatever the food.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from catalogue.analysis.parser import PARENS, STATES
@@ -337,7 +337,12 @@ def tier(data_type: str) -> int:
 
 
 def by_meaning(
-    foods: list[tuple[str, str]], asked: str, *, cut: bool = False, food: str | None = None
+    foods: list[tuple[str, str]],
+    asked: str,
+    *,
+    cut: bool = False,
+    food: str | None = None,
+    aliases: Sequence[str] | None = None,
 ) -> list[int]:
     """Indexes of ``foods`` (``(name, data_type)`` in the search's order): reference
     foods before branded ones (whose names are short product titles, "BAKING SODA",
@@ -345,17 +350,59 @@ def by_meaning(
     ``distance``; then, given the line's ``food`` words as searched (not its count
     word), the name holding more of them ("toor dal", searched as "red gram dal", is
     "Red gram, dal" before "Red gram, whole", issue 38.7); then ``placed``, then
-    ``_usual``, stable."""
+    ``_usual``, stable.
+
+    ``aliases`` (each food's ``search_aliases``: SR28's common names, IFCT's local
+    names): a food one of whose other names is the line's food words is the food the
+    line names, as if the line had said its name ("8 oz spaghetti" is SR28's "Pasta,
+    dry, enriched", whose common names are "macaroni product, spaghetti, ...";
+    "1 cup chopped bok choy" its "Cabbage, chinese (pak-choi), raw"): measured against
+    the line's words with the name's first two parts added, and holding every word."""
     wanted = _stems(food or "")
     ask = _ask(asked)
+    core = alias_of(food or "")
+    stated = _stems(food or "") - core  # the line's state words: "cooked spaghetti"
 
     def key(i: int) -> tuple[int, ...]:
         data_type = foods[i][1]
         name = _name(foods[i][0])
+        if core and aliases and core in _alias_stems(aliases[i]):
+            # the food by its own name, as bought unless the line states a state, which
+            # the name must then hold too ("cooked chickpeas" is not "Bengal gram, whole")
+            bought = "" if stated else " raw dry uncooked"
+            named = _ask(f"{asked} {_first_part(foods[i][0])}{bought}")
+            missing = bool(stated - name.stems)
+            distance_ = _distance(name, named, cut) + missing
+            return (tier(data_type), distance_, -len(wanted), 0, 1, name.usual)
         held = len(wanted & name.stems) if wanted else 0
-        return (tier(data_type), _distance(name, ask, cut), -held, _placed(name, ask), name.usual)
+        distance_ = _distance(name, ask, cut)
+        return (tier(data_type), distance_, -held, _placed(name, ask), 0, name.usual)
 
     return sorted(range(len(foods)), key=key)
+
+
+def alias_words(food: str) -> str:
+    """A line's food words that another name of a food must be, its state words left out
+    ("cooked spaghetti" is named by the common name "spaghetti")."""
+    return " ".join(w for w in text.words(food) if w not in STATES)
+
+
+@functools.lru_cache(maxsize=65536)
+def alias_of(food: str) -> frozenset[str]:
+    """The stems of ``alias_words``."""
+    return _stems(alias_words(food))
+
+
+@functools.lru_cache(maxsize=65536)
+def _alias_stems(search_aliases: str) -> frozenset[frozenset[str]]:
+    """The stems of each of a food's other names (``Food.search_aliases``: " a | b ")."""
+    return frozenset(_stems(alias) for alias in search_aliases.split("|") if alias.strip())
+
+
+@functools.lru_cache(maxsize=65536)
+def _first_part(name: str) -> str:
+    """The words of ``name``'s first comma part, parentheses left out."""
+    return " ".join(text.words(PARENS.sub(" ", name).split(",")[0]))
 
 
 def meaning(name: str, data_type: str, asked: str, *, cut: bool = False) -> tuple[int, int]:

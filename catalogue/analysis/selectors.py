@@ -47,6 +47,7 @@ from django.db.models import Q
 from catalogue.analysis import dishes, eaten, lending, sentences
 from catalogue.analysis.choosing import (
     CUTS,
+    alias_words,
     by_meaning,
     complete_first,
     meaning,
@@ -61,7 +62,7 @@ from catalogue.nutrients import HEADLINES
 from catalogue.routing import catalogue_read_alias
 from catalogue.search.budget import checkpoint, read_budget
 from catalogue.search.matching import foods_about
-from catalogue.search.selectors import food_top_ids
+from catalogue.search.selectors import food_ids_named, food_top_ids
 from catalogue.search.synonyms import rewrite
 
 CANDIDATES = 50
@@ -75,8 +76,8 @@ WEIGHED = 20
 # many words more than the best one, is matched before the best borrows one (``_lent``).
 LENT_AFTER = 1
 NUTRIENT_KEYS = tuple(h.column for h in HEADLINES)
-_NAME_FIELDS = ("id", "public_id", "name", "data_type", "market_id")
-_WEIGHT_FIELDS = ("id", "portions", "search_aliases", *NUTRIENT_KEYS)
+_NAME_FIELDS = ("id", "public_id", "name", "data_type", "market_id", "search_aliases")
+_WEIGHT_FIELDS = ("id", "portions", *NUTRIENT_KEYS)
 # The fields of a lender named by the table, read by public id.
 _LENDER_FIELDS = ("id", "public_id", "name", "data_type", "portions")
 
@@ -140,6 +141,7 @@ def _analysis(lines: list[str], market: str | None, nutrition_type: str = "cooki
             ordered[words] = _by_meaning(
                 more + found[words], names, asked[words], cut=words in cut, food=food[words]
             )
+    _named_otherwise(ordered, names, asked, cut, food, market)
     if nutrition_type == "logging":
         _as_eaten(ordered, names, asked, cut, food, market)
     else:
@@ -175,6 +177,37 @@ def _analysis(lines: list[str], market: str | None, nutrition_type: str = "cooki
         for text, line in zip(lines, parsed, strict=True)
     ]
     return analysis_summed(results)
+
+
+def _named_otherwise(
+    ordered: dict[str, list[int]],
+    names: dict[int, dict[str, Any]],
+    asked: dict[str, str],
+    cut: set[str],
+    food: dict[str, str],
+    market: str | None,
+) -> None:
+    """The reference foods another name of which (SR28's common names, IFCT's local
+    names: catalogue.search.selectors.food_ids_named) is a line's food words, added to
+    its candidates and ordered with them (catalogue.analysis.choosing.by_meaning puts
+    them first among foods as near), in place: "8 oz spaghetti" is SR28's "Pasta, dry,
+    enriched" (common names "macaroni product, spaghetti, ..."), which the search ranks
+    below "Squash, spaghetti" and "Spaghetti sauce". Only for a food text no reference
+    candidate names whole (the best adds a word or is branded): one query each."""
+    for words, ids in ordered.items():
+        core = alias_words(food.get(words) or words)
+        best = names[ids[0]] if ids else None
+        if not core or (best and meaning(best["name"], best["data_type"], asked[words]) == (0, 0)):
+            continue
+        checkpoint()  # the analysis's deadline, before each query
+        found = food_ids_named(name=core, market=market, data_types=REFERENCE, limit=WEIGHED)
+        more = [i for i in found if i not in set(ids)]
+        if not more:
+            continue
+        names |= food_rows(set(more) - names.keys(), _NAME_FIELDS)
+        ordered[words] = _by_meaning(
+            ids + more, names, asked[words], cut=words in cut, food=food[words]
+        )
 
 
 def _as_eaten(
@@ -308,7 +341,9 @@ def _by_meaning(
     whole", whose usual-form word would put it first (issue 38.7)."""
     present = [i for i in ids if i in names]
     foods = [(names[i]["name"], names[i]["data_type"]) for i in present]
-    return [present[k] for k in by_meaning(foods, words, cut=cut, food=food)]
+    aliases = [names[i].get("search_aliases") or "" for i in present]
+    order = by_meaning(foods, words, cut=cut, food=food, aliases=aliases)
+    return [present[k] for k in order]
 
 
 def _narrowed(words: str, market: str | None) -> list[int]:

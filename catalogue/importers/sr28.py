@@ -51,6 +51,29 @@ def default_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "data" / "sr28"
 
 
+# FOOD_DES's ComName ("Other names commonly used to describe a food, including local or
+# regional names", SR28 documentation): "macaroni product, spaghetti, elbow macaroni,
+# lasagna, penne, ..." for "Pasta, dry, enriched", "pak choi, bok choy", "hot dog, frank,
+# wiener". Kept as the food's common names (its ``local_names``, searched like IFCT's
+# local names); an entry that is a note rather than a name is left out: one holding a
+# digit ("USDA Commodity A532 (12.5 oz can)", "NFSMI Recipe No. G-08") or a word of
+# USDA's notes ("Includes USDA commodity food B477").
+COMMON_NAME = "Common name"
+_NOTE_WORDS = frozenset({"usda", "commodity", "nfsmi", "includes", "include", "recipe"})
+
+
+def common_names(text: str) -> dict[str, tuple[str, ...]]:
+    """FOOD_DES's ComName field -> ``{"Common name": names}`` ({} without a name)."""
+    names = []
+    for entry in text.split(","):
+        name = " ".join(entry.split())
+        words = set(re.findall(r"[a-z]+", name.lower()))
+        if name and not any(ch.isdigit() for ch in name) and not words & _NOTE_WORDS:
+            names.append(name)
+    unique = tuple(dict.fromkeys(names))
+    return {COMMON_NAME: unique} if unique else {}
+
+
 def fields(line: str) -> list[str]:
     """One SR28 line's fields, ``~`` quotes removed (SR28 text never contains ``~``)."""
     return line.rstrip("\r\n").replace("~", "").split("^")
@@ -152,6 +175,7 @@ class SR28:
                 brand_owner=row[5],
                 portions=tuple(portions),
                 nutrients=amounts,
+                local_names=common_names(row[4]),
             )
         yield from nut_data.rest()
         yield from weights.rest()

@@ -78,8 +78,9 @@ _DETAIL_PROPERTIES = {
     ),
     "local_names": {
         "type": "object",
-        "description": "The food's names in other languages, by language "
-        '({"Hindi": ["Gai ka doodh"]}); searchable. Empty for USDA foods.',
+        "description": "The food's other names, by language: an IFCT food's local names "
+        '({"Hindi": ["Gai ka doodh"]}), an SR28 food\'s common names ({"Common name": '
+        '["macaroni product", "spaghetti"]}); searchable. Empty for other USDA foods.',
         "additionalProperties": {"type": "array", "items": {"type": "string"}},
     },
     "portions": {

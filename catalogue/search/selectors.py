@@ -464,6 +464,39 @@ def food_top_ids(
     return ids
 
 
+# At most this many foods matching a name are read to find those it is another name of.
+NAMED_SCAN = 500
+
+
+def food_ids_named(
+    *, name: str, market: str | None, data_types: tuple[str, ...], limit: int
+) -> list[int]:
+    """Ids of the foods of ``market`` (of ``data_types``) one of whose other names
+    (``search_aliases``: SR28's common names, IFCT's local names) is ``name``, compared on
+    stems ("hot dogs" is the common name "hot dog" of SR28's frankfurters; "spaghetti" of
+    "Pasta, dry, enriched"), best ranked first (rank quality, then the shorter name).
+    The search ranks a food matched only by another name below every name holding the
+    words, so POST /v1/analysis asks for these apart (catalogue.analysis.selectors): one
+    full-text match read from the index (``NAMED_SCAN`` rows at most), no ranking."""
+    stems = frozenset(text.stem(word) for word in text.words(name))
+    if not stems:
+        return []
+    query = FoodQuery(q=name, data_types=data_types, prefix=False)
+    rows = (
+        matching.match(_filtered(query, market), name, prefix=False)
+        .exclude(search_aliases="")
+        .values_list("id", "search_aliases", "rank_quality", "search_name")[:NAMED_SCAN]
+    )
+    named = [
+        (quality if quality is not None else matching.UNRANKED_QUALITY, len(search), i)
+        for i, aliases, quality, search in rows
+        if any(
+            frozenset(text.stem(w) for w in alias.split()) == stems for alias in aliases.split("|")
+        )
+    ]
+    return [i for *_, i in sorted(named)[:limit]]
+
+
 def _known_correction(q: str, market: str | None) -> str | None:
     """``q`` with each word no food of ``market`` holds corrected (``spelling.correct``)
     into words reference foods of it hold; None when no word changes."""
