@@ -29,6 +29,39 @@ def test_signed_out_error_pages_offer_sign_in_sign_up_and_the_reference(client):
     assert {"/login/", "/signup/", "/docs"} <= hrefs(page)
 
 
+TEMPLATE_SYNTAX = ("{#", "#}", "{%", "%}", "{{", "}}")
+
+
+def test_no_error_page_prints_template_syntax(client, owner_client, verified, clock):
+    # Django's {# #} is one line only: one over two lines printed itself (issue 40.1)
+    pages = [client.get("/no-such-page/"), owner_client.get("/no-such-page/")]
+    fail(LIMIT, verified.owner.email)
+    pages.append(dashboard(client, verified.owner.email))  # the sign-in 429
+    for response in pages:
+        page = response.content.decode()
+        assert response.status_code in (404, 429)
+        assert not [token for token in TEMPLATE_SYNTAX if token in page], page
+
+
+def test_no_template_holds_a_comment_over_several_lines():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    templates = [
+        path
+        for path in root.rglob("*.html")
+        if ".venv" not in path.parts and "node_modules" not in path.parts
+    ]
+    assert templates
+    broken = [
+        f"{path.relative_to(root)}:{number}"
+        for path in templates
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if "{#" in line and "#}" not in line.split("{#", 1)[1]
+    ]
+    assert not broken
+
+
 def test_signed_in_error_pages_lead_to_the_dashboard(owner_client):
     page = owner_client.get("/no-such-page/").content.decode()
     assert "Go to the dashboard" in page and "/signup/" not in hrefs(page)
