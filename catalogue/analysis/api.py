@@ -19,7 +19,7 @@ from django.conf import settings
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from catalogue import policies
+from catalogue import labels, policies
 from catalogue.analysis.eaten import NUTRITION_TYPES
 from catalogue.analysis.selectors import analysis_run, sentence_run
 from catalogue.analysis.sentences import MAX_TEXT_LENGTH, Piece, pieces
@@ -196,8 +196,20 @@ class AnalysisView(CatalogueReadView):
             )
         matched = sum(1 for line in analysis.lines if line["status"] == "matched")
         data: dict[str, Any] = {"ingredients": analysis.lines, "totals": analysis.totals}
+        values = labels.daily_values(analysis.totals, market)
+        data["daily_values"] = {
+            "market": values["market"],
+            "source": values["source"],
+            "totals": values["percent"],
+        }
         if asked.servings is not None:
-            data["per_serving"] = per_serving(analysis.totals, asked.servings)
+            served = per_serving(analysis.totals, asked.servings)
+            data["per_serving"] = served
+            data["daily_values"]["per_serving"] = labels.daily_values(served, market)["percent"]
+            basis = f"per serving (1 of {asked.servings})"
+            data["label"] = labels.label(served, market, basis=basis)
+        else:
+            data["label"] = labels.label(analysis.totals, market, basis="whole recipe")
         meta: dict[str, Any] = {
             "market": market,
             "lines": len(analysis.lines),

@@ -15,7 +15,7 @@ from catalogue.analysis.sentences import MAX_TEXT_LENGTH
 from catalogue.models import DataType
 from catalogue.nutrients import HEADLINES
 from catalogue.schema.reads import METERED_KINDS, METERED_NOTE
-from catalogue.schema.shapes import NULLABLE_NUMBER, NULLABLE_STRING
+from catalogue.schema.shapes import LABEL, NULLABLE_NUMBER, NULLABLE_STRING, daily_values
 from core import problems
 from core.openapi import closed_object, component, operation, ratelimit_headers, view_schema
 
@@ -124,7 +124,7 @@ ANALYSIS = component(
         {
             "data": {
                 "type": "object",
-                "required": ["ingredients", "totals"],
+                "required": ["ingredients", "totals", "daily_values", "label"],
                 "additionalProperties": False,
                 "properties": {
                     "ingredients": {"type": "array", "items": _LINE},
@@ -134,6 +134,12 @@ ANALYSIS = component(
                         "Present when the body gave `servings`: the totals divided by it "
                         "(null stays null).",
                     ),
+                    "daily_values": daily_values("totals", optional=("per_serving",)),
+                    "label": LABEL
+                    | {
+                        "description": "The label of one serving with `servings`, else of "
+                        "the whole recipe, by the analysis's market's rules (issue 40.1)."
+                    },
                 },
             },
             "meta": _META,
@@ -194,6 +200,10 @@ RULES = f"""
 One result per line, in order. Send 1 to {MAX_LINES} lines of at most {MAX_LINE_LENGTH}
 characters: `{{"ingredients": ["2 tbsp butter", "1 cup whole milk", "2 large eggs"]}}`.
 Add `"servings": N` (1 to {MAX_SERVINGS}) for `data.per_serving`, the totals divided by N.
+`data.daily_values` gives the totals (and the serving) as %Daily Value by the analysis's
+market's rules (US: FDA 21 CFR 101.9(c), 2016 rule; IN: % of RDA by FSSAI's Labelling and
+Display Regulations 2020), and `data.label` the nutrition label of one serving (or of the
+whole recipe), amounts and percentages rounded as those rules require.
 Foods come from the caller's market on the Taster tier; a paid tier matches foods of
 every market, or of one with `?market=IN` (an unknown market, or a Taster naming another
 market, is a 400 `invalid-parameter`).

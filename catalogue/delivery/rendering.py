@@ -113,6 +113,7 @@ _UPSERT_COPIED = (  # noqa: S608 (constants only)
 # per_serving moved to nutrients), so a ranking change re-renders nothing.
 FORMAT_MODULES = (
     "catalogue.delivery.serializers",
+    "catalogue.labels",
     "catalogue.nutrients",
     "catalogue.delivery.conditional",
     "catalogue.models",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from catalogue.labels import daily_values, label
 from catalogue.models import Category, Food, Nutrient, SourceLoad
 from catalogue.nutrients import HEADLINES, NutrientRef, per_serving
 from catalogue.sources import source_detail
@@ -95,6 +96,7 @@ def food_detail(
     return summary | {
         "source": source_detail(food.source, food.source_id),
         "local_names": food.local_names,
+        **_label_parts(summary, food.market_id),
         "portions": food.portions,
         "nutrients": [
             {
@@ -109,6 +111,24 @@ def food_detail(
             for nutrient, amount, sd in _measured(food, nutrients)
         ],
     }
+
+
+def _label_parts(summary: dict[str, Any], market: str) -> dict[str, Any]:
+    """A record's ``daily_values`` (per 100 g and per serving) and ``label`` (of a
+    serving when it has a gram weight, else of 100 g), by its market's labelling rules
+    (catalogue.labels, issue 40.1)."""
+    per_100g, served = summary["nutrients_per_100g"], summary["nutrients_per_serving"]
+    values = daily_values(per_100g, market)
+    daily = {"market": values["market"], "source": values["source"]}
+    daily["per_100g"] = values["percent"]
+    daily["per_serving"] = None if served is None else daily_values(served, market)["percent"]
+    if served is None:
+        panel = label(per_100g, market, basis="per 100 g")
+    else:
+        serving = summary["serving"] or {}
+        what = serving.get("description") or "1 serving"
+        panel = label(served, market, basis=f"per serving ({what}, {serving['gram_weight']:g} g)")
+    return {"daily_values": daily, "label": panel}
 
 
 def food_row(food: Food) -> dict[str, Any]:

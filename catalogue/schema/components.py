@@ -11,9 +11,11 @@ from catalogue.models import DataType
 from catalogue.nutrients import HEADLINES
 from catalogue.schema.shapes import (
     DATASET,
+    LABEL,
     NULLABLE_NUMBER,
     NULLABLE_STRING,
     SOURCE_NAME,
+    daily_values,
     links,
 )
 from core.openapi import closed_object, component
@@ -88,6 +90,16 @@ _DETAIL_PROPERTIES = {
         "items": closed_object({"description": {"type": "string"}, "gram_weight": NULLABLE_NUMBER}),
     },
     "nutrients": {"type": "array", "items": _NUTRIENT_AMOUNT},
+    "daily_values": daily_values("per_100g", "per_serving", nullable=("per_serving",))
+    | {
+        "description": "%Daily Value (US) or % of RDA (IN) per 100 g and per serving (null "
+        "without a serving weight), by the food's market's rules (issue 40.1)."
+    },
+    "label": LABEL
+    | {
+        "description": "The food's nutrition label: of a serving when it has a gram weight, "
+        "else of 100 g, by its market's rules."
+    },
 }
 _LOADED_SOURCE = closed_object(
     {"name": SOURCE_NAME}

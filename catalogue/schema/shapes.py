@@ -29,3 +29,64 @@ def links(*names: str) -> dict[str, Any]:
 def data(schema: dict[str, Any]) -> dict[str, Any]:
     """A body holding ``schema`` as its ``data``."""
     return closed_object({"data": schema})
+
+
+# %Daily Value and the nutrition label (catalogue/labels.py, issue 40.1).
+_PERCENTS = {
+    "type": "object",
+    "additionalProperties": NULLABLE_NUMBER,
+    "description": "Percent of the market's daily reference amount, by headline nutrient "
+    "column (US: fat_g, saturated_fat_g, cholesterol_mg, sodium_mg, carbohydrate_g, fiber_g, "
+    "protein_g, calcium_mg, iron_mg, potassium_mg; IN: energy_kcal, fat_g, saturated_fat_g, "
+    "sodium_mg), to 0.1; null where the amount was not measured.",
+}
+RULES = {
+    "market": {"type": "string", "enum": ["US", "IN"]},
+    "source": {"type": "string", "description": "The labelling rules the percentages follow."},
+}
+
+
+def daily_values(
+    *bases: str, optional: tuple[str, ...] = (), nullable: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``daily_values``: the market, the rules' source and a percent object per basis
+    (``per_100g``, ``totals``, ...), those in ``optional`` not always present, those in
+    ``nullable`` null at times."""
+    percents = {
+        basis: _PERCENTS | ({"nullable": True} if basis in nullable else {})
+        for basis in (*bases, *optional)
+    }
+    schema = closed_object(
+        RULES | percents,
+        "%Daily Value (US: FDA 21 CFR 101.9(c), 2016 rule) or % of RDA (IN: FSSAI Labelling "
+        "and Display Regulations 2020), by the market's rules.",
+    )
+    schema["required"] = [name for name in schema["required"] if name not in optional]
+    return schema
+
+
+_LABEL_ROW = closed_object(
+    {
+        "nutrient": {"type": "string", "description": "The headline column."},
+        "name": {"type": "string", "example": "Total Fat"},
+        "unit": {"type": "string", "example": "g"},
+        "amount": {**NULLABLE_NUMBER, "description": "Rounded as the rules require."},
+        "text": {**NULLABLE_STRING, "description": 'As printed: "8g", "less than 1g".'},
+        "percent": {
+            "type": "integer",
+            "nullable": True,
+            "description": "%DV (US) or %RDA (IN), rounded as the rules require; null "
+            "without a reference amount or an amount.",
+        },
+    }
+)
+LABEL = closed_object(
+    {
+        "format": {"type": "string", "enum": ["us_fda_2016", "in_fssai_2020"]},
+        "basis": {"type": "string", "example": "per serving (1 of 4)"},
+        "source": {"type": "string"},
+        "rows": {"type": "array", "items": _LABEL_ROW},
+    },
+    "The nutrition label a client can print: the market's panel, amounts and percentages "
+    "rounded by its rules (US: 21 CFR 101.9(c)).",
+)
