@@ -27,6 +27,7 @@ from catalogue.api import CatalogueReadView
 from catalogue.search.params import market_parameter
 from core import problems
 from core.controlchars import character_refusal
+from keys.principal import KeyPrincipal
 
 MAX_LINES = 100
 MAX_LINE_LENGTH = 200
@@ -183,44 +184,55 @@ class AnalysisView(CatalogueReadView):
 
     def post(self, request: Request) -> Response:
         requested = requested_market(dict(request.query_params.lists()))
-        market = policies.foods_market(principal=request.auth, requested=requested)
-        asked = analysis_request(request.data)
-        items: list[str] | None = None
-        if asked.found is not None:
-            items, analysis = sentence_run(
-                found=asked.found, market=market, nutrition_type=asked.nutrition_type
-            )
-        else:
-            analysis = analysis_run(
-                lines=asked.lines, market=market, nutrition_type=asked.nutrition_type
-            )
-        matched = sum(1 for line in analysis.lines if line["status"] == "matched")
-        data: dict[str, Any] = {"ingredients": analysis.lines, "totals": analysis.totals}
-        values = labels.daily_values(analysis.totals, market)
-        data["daily_values"] = {
-            "market": values["market"],
-            "source": values["source"],
-            "totals": values["percent"],
-        }
-        if asked.servings is not None:
-            served = per_serving(analysis.totals, asked.servings)
-            data["per_serving"] = served
-            data["daily_values"]["per_serving"] = labels.daily_values(served, market)["percent"]
-            basis = f"per serving (1 of {asked.servings})"
-            data["label"] = labels.label(served, market, basis=basis)
-        else:
-            data["label"] = labels.label(analysis.totals, market, basis="whole recipe")
-        meta: dict[str, Any] = {
-            "market": market,
-            "lines": len(analysis.lines),
-            "matched": matched,
-            "servings": asked.servings,
-            "nutrition_type": asked.nutrition_type,
-            "incomplete_nutrients": analysis.incomplete,
-        }
-        if items is not None:
-            meta["items"] = len(items)
+        data, meta = analysis_answer(principal=request.auth, requested=requested, body=request.data)
         return Response(
             {"data": data, "meta": meta},
             headers={"Cache-Control": "no-store"},
         )
+
+
+def analysis_answer(
+    *, principal: KeyPrincipal, requested: str, body: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``data`` and ``meta`` of ``POST /v1/analysis`` for ``principal`` (the market it
+    reads: catalogue.policies.foods_market of ``requested``) and the JSON ``body``; the
+    API view and the dashboard's playground answer through it. Raises the problems the
+    API answers (``InvalidIngredients``, ``InvalidParameter``, ``MarketNotSelected``)."""
+    market = policies.foods_market(principal=principal, requested=requested)
+    asked = analysis_request(body)
+    items: list[str] | None = None
+    if asked.found is not None:
+        items, analysis = sentence_run(
+            found=asked.found, market=market, nutrition_type=asked.nutrition_type
+        )
+    else:
+        analysis = analysis_run(
+            lines=asked.lines, market=market, nutrition_type=asked.nutrition_type
+        )
+    matched = sum(1 for line in analysis.lines if line["status"] == "matched")
+    data: dict[str, Any] = {"ingredients": analysis.lines, "totals": analysis.totals}
+    values = labels.daily_values(analysis.totals, market)
+    data["daily_values"] = {
+        "market": values["market"],
+        "source": values["source"],
+        "totals": values["percent"],
+    }
+    if asked.servings is not None:
+        served = per_serving(analysis.totals, asked.servings)
+        data["per_serving"] = served
+        data["daily_values"]["per_serving"] = labels.daily_values(served, market)["percent"]
+        basis = f"per serving (1 of {asked.servings})"
+        data["label"] = labels.label(served, market, basis=basis)
+    else:
+        data["label"] = labels.label(analysis.totals, market, basis="whole recipe")
+    meta: dict[str, Any] = {
+        "market": market,
+        "lines": len(analysis.lines),
+        "matched": matched,
+        "servings": asked.servings,
+        "nutrition_type": asked.nutrition_type,
+        "incomplete_nutrients": analysis.incomplete,
+    }
+    if items is not None:
+        meta["items"] = len(items)
+    return data, meta

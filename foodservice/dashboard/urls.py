@@ -12,6 +12,7 @@ from foodservice.dashboard.views import accounts as views
 from foodservice.dashboard.views import activity as activity_views
 from foodservice.dashboard.views import alerts as alerts_views
 from foodservice.dashboard.views import keys as key_views
+from foodservice.dashboard.views import playground as playground_views
 from foodservice.dashboard.views import usage as usage_views
 
 key_patterns = [
@@ -60,6 +61,7 @@ urlpatterns = [
     path("usage/keys/<int:key_id>/", usage_views.key_usage, name="key-usage"),
     path("usage/keys/<int:key_id>/usage.csv", usage_views.key_usage_csv, name="key-usage-csv"),
     path("activity/", activity_views.activity, name="activity"),
+    path("playground/", playground_views.playground, name="playground"),
     path("alerts/", alerts_views.quota_alerts, name="quota-alerts"),
     path("alerts/expiry/", alerts_views.expiry_alerts, name="expiry-alerts"),
 ]

@@ -58,6 +58,14 @@ def check(page, paths: dict[str, str]) -> None:
             page.goto(path)
             for violation in violations(page):
                 failures.append(f"{name} at {width}px: {violation}")
+            if name == "playground":  # its answer too (the lived-in Taster's quota is
+                # spent: the refusal; tests/browser/test_layout.py shows a label)
+                page.get_by_role("button", name="Analyse").click()
+                page.locator("#result-heading, #refused-heading, #problem-heading").wait_for()
+                failures += [f"playground (answer) at {width}px: {v}" for v in violations(page)]
+                wide = page.evaluate("document.documentElement.scrollWidth > innerWidth")
+                if wide:
+                    failures.append(f"playground (answer) at {width}px: sideways scroll")
             if name == "usage":  # the opened numbers table and a focused bar too
                 page.get_by_text("Show the numbers").first.click()
                 page.locator(".stack").last.focus()
@@ -107,6 +115,7 @@ def test_every_signed_in_page_has_no_violations(axe_page, live_server):
             "plan-change": "/plan/change/?tier=sous_chef",
             "market": "/market/",
             "activity": "/activity/",
+            "playground": "/playground/",
             "not-found": "/no-such-page/",
         },
     )

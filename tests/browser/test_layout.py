@@ -17,7 +17,7 @@ from core.calendar import floor_hour
 from keys.models import ApiKey
 from keys.services import key_create
 from metering.models import KeyUsageHour
-from tests.factories import AccountFactory
+from tests.factories import AccountFactory, FoodFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -25,7 +25,7 @@ WIDTHS = (390, 1280, 1440)
 LONG_DOTTED = "ingest-worker.production.eu-west-1.k8s.internal.example.com"
 UNBROKEN = "svc" + "0123456789abcdefghijklmnopqrstuvwxyz" * 3  # no spaces, no dots
 UNBROKEN = UNBROKEN[:100]
-NAV = ("Overview", "API keys", "Usage", "Plan & billing", "Market", "Activity")
+NAV = ("Overview", "API keys", "Usage", "Plan & billing", "Market", "Activity", "Playground")
 
 
 def _account_with_five_keys() -> tuple[Account, list[ApiKey]]:
@@ -88,6 +88,7 @@ def test_every_signed_in_page_fits_every_width(page, live_server, shot):
         "plan-change": "/plan/change/?tier=sous_chef",
         "market": "/market/",
         "activity": "/activity/",
+        "playground": "/playground/",
     }
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
@@ -109,6 +110,26 @@ def test_every_signed_in_page_fits_every_width(page, live_server, shot):
                 button = row.get_by_role("link", name=action)
                 assert button.is_visible() and _in_view(page, button), (key.label, action, width)
             assert row.locator(".key-label").get_attribute("title") == key.label
+
+
+def test_the_playground_shows_a_nutrition_label_at_every_width(page, live_server, shot):
+    FoodFactory(name="Butter, salted", portions=[{"description": "1 tbsp", "gram_weight": 14.2}],
+                nutrients={"208": 717.0, "204": 81.11, "606": 51.37, "307": 643.0})  # fmt: skip
+    account, _ = _account_with_five_keys()
+    _sign_in(page, live_server, account)
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto("/playground/")
+        page.get_by_label("Ingredients or meal").fill("4 tbsp butter")
+        page.get_by_label("Servings (optional)").fill("2")
+        page.get_by_role("button", name="Analyse").click()
+        label = page.locator(".nutrition-label")
+        label.wait_for()
+        assert label.get_by_text("Nutrition Facts").is_visible()
+        fat = label.locator(".nutrition-label__row--fat_g")
+        assert fat.inner_text().lower().split() == ["total", "fat", "23g", "30%"], width
+        assert _in_view(page, label), width
+        _check_page(page, shot, "playground-answer", width)
 
 
 def test_charts_stay_legible_on_a_phone(page, live_server, shot):

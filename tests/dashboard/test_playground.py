@@ -1,0 +1,111 @@
+"""The playground (issue 40.2): an analysis from the dashboard, metered on the chosen key
+exactly as POST /v1/analysis is, shown with its nutrition label and the code sending the
+same request; on both backends."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from accounts.models import Account
+from accounts.services import account_set_tier
+from keys.selectors import principal_build
+from keys.services import key_create, key_revoke
+from metering.selectors import usage_summary
+from metering.services import usage_consume
+from metering.throttling import meter_now
+from tests.factories import FoodFactory
+
+pytestmark = pytest.mark.django_db
+URL = "/playground/"
+
+
+@pytest.fixture
+def butter(db: None) -> None:
+    FoodFactory(name="Butter, salted", portions=[{"description": "1 tbsp", "gram_weight": 14.2}],
+                nutrients={"208": 717.0, "204": 81.11, "606": 51.37, "307": 643.0})  # fmt: skip
+
+
+def _post(client: Client, key_id: int, meal: str = "2 tbsp butter", **extra: object):
+    return client.post(URL, {"key": key_id, "reading": "ingredients", "meal": meal, **extra})
+
+
+def _used(account: Account) -> int:
+    return usage_summary(account=account).used
+
+
+def test_the_page_offers_the_accounts_usable_keys_only(owner_client, verified):
+    account = verified
+    key_create(account=account, label="laptop")
+    old, _ = key_create(account=account, label="old one")
+    key_revoke(key=old)
+    page = owner_client.get(URL).content.decode()
+    assert "laptop" in page and "old one" not in page
+    assert "one request on the meter" in page  # said on the page
+
+
+def test_an_analysis_is_metered_on_the_key_and_shows_the_label_and_the_code(
+    owner_client, verified, butter
+):
+    account = verified
+    key, _ = key_create(account=account, label="laptop")
+    before = _used(account)
+    response = _post(owner_client, key.pk, "4 tbsp butter", servings=2)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert _used(account) == before + 1  # one unit, like POST /v1/analysis
+    assert "Butter, salted" in page and "56.8" in page  # the line's food and grams
+    assert "Nutrition Facts" in page and "per serving (1 of 2)" in page
+    assert re.search(r"Total Fat</th>\s*<td>23g</td>\s*<td>30%</td>", page)
+    assert "curl -s -H &quot;X-API-Key: $KEY&quot;" in page and "/v1/analysis" in page
+    assert "svc_sk_live_" not in page  # never a secret
+
+
+def test_a_bad_body_says_what_the_api_would_answer_and_counts(owner_client, verified, butter):
+    key, _ = key_create(account=verified, label="laptop")
+    before = _used(verified)
+    response = _post(owner_client, key.pk, "2 tbsp butter", servings=2, reading="text")
+    assert response.status_code == 200
+    # a text of one item is fine; a line over the limit is the API's 400
+    response = _post(owner_client, key.pk, "x" * 600)
+    page = response.content.decode()
+    assert "The API would answer with an error" in page
+    assert _used(verified) == before + 2
+
+
+def test_a_spent_quota_refuses_without_counting(owner_client, verified, butter, clock):
+    account = verified
+    key, _ = key_create(account=account, label="laptop")
+    principal = principal_build(key=key)
+    for _ in range(account.limits.quota):  # a request every 15 s: never the burst limit
+        assert usage_consume(principal=principal, now=meter_now()).allowed
+        clock.shift(15)
+    response = _post(owner_client, key.pk)
+    assert response.status_code == 429
+    page = response.content.decode()
+    assert "Refused by the quota (not counted)" in page and "Upgrade" in page
+    assert _used(account) == account.limits.quota
+
+
+def test_a_paid_account_names_the_market_a_taster_does_not(owner_client, verified):
+    key_create(account=verified, label="laptop")
+    page = owner_client.get(URL).content.decode()
+    assert 'type="hidden" name="market"' in page
+    account_set_tier(account=verified, tier="sous_chef")
+    page = owner_client.get(URL).content.decode()
+    assert '<select name="market"' in page and "Every market" in page
+
+
+def test_the_form_needs_csrf(verified, owner_client):
+    key, _ = key_create(account=verified, label="laptop")
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(verified.owner)
+    response = strict.post(URL, {"key": key.pk, "reading": "ingredients", "meal": "1 egg"})
+    assert response.status_code == 403
+
+
+def test_without_a_usable_key_the_page_says_how_to_get_one(owner_client, verified):
+    page = owner_client.get(URL).content.decode()
+    assert "You have no key that can make a request" in page and "/keys/" in page
