@@ -63,3 +63,17 @@ def test_a_market_withdrawn_between_page_and_post_is_refused_by_the_service(
     assert form.is_valid()
     assert form.save() is None  # the service offers only US
     assert "GB is not offered" in str(form.errors)
+
+
+def test_the_market_page_says_what_the_market_does_on_each_tier(client, verified):
+    # issue 40.4: a paid plan reads every market unless a request names one; the page
+    # no longer calls the saved market a default that no request applies
+    from accounts.services import account_set_tier
+
+    client.force_login(verified.owner)
+    taster = client.get("/market/").content.decode()
+    assert "one market, shared by all its keys" in taster
+    account_set_tier(account=verified, tier="sous_chef")
+    paid = client.get("/market/").content.decode()
+    assert "reads every market" in paid and "?market=IN" in paid
+    assert "the account's default" not in paid
