@@ -100,7 +100,7 @@ def test_a_spent_quota_says_so_and_offers_an_upgrade(page, live_server, shot):
         assert "used all 250 requests" in text, text
         assert "429" in text
         upgrade = banner.get_by_role("link", name="Upgrade")
-        assert upgrade.get_attribute("href") == "/plan/"
+        assert upgrade.get_attribute("href") == "/plan/#plans"  # the plans themselves
         # The time allowance frees up names its day, so tomorrow's never reads as past.
         first = floor_hour(timezone.now()) + dt.timedelta(hours=1)
         expected = f"free up at {first:%H:%M} on {first.day} {first:%b}"
@@ -160,3 +160,16 @@ def test_snippets_copy_and_an_unused_key_says_it_has_no_requests(page, live_serv
     assert copied == snippet.inner_text() and "X-API-Key" in copied
     page.goto(f"/usage/keys/{keys[4].pk}/")
     assert "No requests yet: this key has never been used." in page.inner_text("main")
+
+
+def test_upgrade_opens_the_plans_in_view_at_every_width(page, live_server):
+    # issue 40.5: the plans sat below two alert cards, ~1,150 px down at 1280
+    account, _ = lived_in_account()
+    _sign_in(page, live_server, account)
+    for width in (390, 1280, 1440):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto("/")
+        page.locator("#quota-banner").get_by_role("link", name="Upgrade").click()
+        page.wait_for_url("**/plan/#plans")
+        top = page.locator("#plans").evaluate("e => e.getBoundingClientRect().top")
+        assert -1 <= top < 900, (width, top)  # scrolled to it (sub-pixel)

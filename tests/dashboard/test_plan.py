@@ -127,3 +127,13 @@ def test_rules_for_an_upgrade_from_taster_start_a_billing_period():
     rules = tier_change_rules(old=tier_limits("taster"), new=tier_limits("sous_chef"))
     assert any("billing period starts now" in r for r in rules)
     assert any("1 request/s, bursts of up to 10 now" in r for r in rules)
+
+
+def test_the_plans_come_before_the_alerts_and_the_confirm_page_shows_the_price(owner_client):
+    # issue 40.5: upgrading was a hunt below two alert cards, and the price was not shown
+    page = owner_client.get("/plan/").content.decode()
+    assert page.index('id="plans"') < page.index('id="quota-alerts"')
+    assert page.index('id="plans"') < page.index('id="expiry-alerts"')
+    confirm = owner_client.get("/plan/change/?tier=sous_chef").content.decode()
+    assert "<dt>Price</dt><dd>Free</dd>" in confirm
+    assert "<dt>Price</dt><dd>US$49 a month</dd>" in confirm

@@ -133,6 +133,6 @@ def test_a_nearly_spent_quota_warns_and_a_spent_one_explains_the_429s(db):
     assert "quota-banner" not in small_quota_client(79).get("/").content.decode()
     page = small_quota_client(100).get("/").content.decode()
     assert "You have used all 100 requests" in page and "alert--error" in page
-    assert 'href="/plan/">Upgrade' in page
+    assert 'href="/plan/#plans">Upgrade' in page
     tomorrow = floor_hour(timezone.now()) + dt.timedelta(days=1)
     assert f"{tomorrow:%H:%M} on {tomorrow.day} {tomorrow:%b}" in page

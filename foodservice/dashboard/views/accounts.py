@@ -251,6 +251,8 @@ def plan_change(request: HttpRequest) -> HttpResponse:
         "old_limits": account.limits,
         "new_tier": Tier(form.cleaned_data["tier"]),
         "new_limits": tier_limits(form.cleaned_data["tier"]),
+        "old_price": settings.PLAN_PRICES.get(account.tier, ""),
+        "new_price": settings.PLAN_PRICES.get(form.cleaned_data["tier"], ""),
         "rules": form.rules(),
         "usage": usage_summary(account=account),
     }
