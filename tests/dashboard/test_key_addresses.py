@@ -35,3 +35,33 @@ def test_the_dashboard_edits_the_list_and_every_change_is_audited(owner_client, 
     )
     other = Client()
     assert other.get(f"/keys/{key.pk}/addresses/").status_code == 302  # sign-in first
+
+
+def test_a_revoked_key_shows_its_revoke_date_and_offers_no_addresses(owner_client, verified):
+    # issue 40.8: a revoked key showed no revoke date and still offered its addresses
+    from keys.services import key_create, key_revoke
+
+    key, _ = key_create(account=verified, label="old laptop")
+    key_revoke(key=key)
+    page = owner_client.get("/keys/").content.decode()
+    row = page[page.index(f'id="key-{key.pk}"') :]
+    row = row[: row.index("</tr>")]
+    assert "revoked <time" in row and f"/keys/{key.pk}/addresses/" not in row
+    response = owner_client.get(f"/keys/{key.pk}/addresses/")
+    assert response.status_code == 302 and response["Location"] == "/keys/"
+    response = owner_client.post(f"/keys/{key.pk}/addresses/", {"addresses": "10.0.0.1"})
+    key.refresh_from_db()
+    assert response.status_code == 302 and key.allowed_addresses == []
+
+
+def test_last_used_shows_its_exact_time_on_hover(owner_client, verified):
+    from django.utils import timezone
+
+    from keys.models import ApiKey
+    from keys.services import key_create
+
+    key, _ = key_create(account=verified, label="laptop")
+    used = timezone.now().replace(microsecond=0)
+    ApiKey.objects.filter(pk=key.pk).update(last_used_at=used)
+    page = owner_client.get("/keys/").content.decode()
+    assert f'title="{used:%-d %b %Y, %H:%M} UTC"' in page

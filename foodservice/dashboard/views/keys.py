@@ -177,6 +177,9 @@ def addresses(request: HttpRequest, key_id: int) -> HttpResponse:
     """Edit the addresses ``key`` may be used from (issue 29.3); a request from anywhere
     else is refused with the opaque 401, as an unknown key is."""
     key = own_key(request, key_id)
+    if key.revoked_at is not None:  # issue 40.8: a revoked key works from nowhere
+        messages.error(request, f"“{key.label}” is revoked: it works from no address.")
+        return redirect("keys:list")
     initial = {"addresses": "\n".join(key.allowed_addresses or [])}
     form = KeyAddressesForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
