@@ -62,6 +62,7 @@ urlpatterns = [
     path("usage/keys/<int:key_id>/usage.csv", usage_views.key_usage_csv, name="key-usage-csv"),
     path("activity/", activity_views.activity, name="activity"),
     path("playground/", playground_views.playground, name="playground"),
+    path("foods/<str:public_id>/", playground_views.food, name="food"),
     path("alerts/", alerts_views.quota_alerts, name="quota-alerts"),
     path("alerts/expiry/", alerts_views.expiry_alerts, name="expiry-alerts"),
 ]

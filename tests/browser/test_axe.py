@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db import connections
 from django.test import Client
 
-from tests.factories import AccountFactory
+from tests.factories import AccountFactory, FoodFactory
 from tests.support.lived_in import lived_in_account
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -99,6 +99,8 @@ def test_every_signed_in_page_has_no_violations(axe_page, live_server):
         [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
     )
     key = keys[0]
+    food = FoodFactory(name="Butter, salted", nutrients={"208": 717.0, "204": 81.11},
+                       portions=[{"description": "1 tbsp", "gram_weight": 14.2}])  # fmt: skip
     check(
         axe_page,
         {
@@ -116,6 +118,7 @@ def test_every_signed_in_page_has_no_violations(axe_page, live_server):
             "market": "/market/",
             "activity": "/activity/",
             "playground": "/playground/",
+            "food": f"/foods/{food.public_id}/",
             "not-found": "/no-such-page/",
         },
     )

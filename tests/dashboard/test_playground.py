@@ -109,3 +109,31 @@ def test_the_form_needs_csrf(verified, owner_client):
 def test_without_a_usable_key_the_page_says_how_to_get_one(owner_client, verified):
     page = owner_client.get(URL).content.decode()
     assert "You have no key that can make a request" in page and "/keys/" in page
+
+
+def test_a_foods_page_shows_its_label_and_its_measures(owner_client, verified, butter):
+    from catalogue.models import Food
+
+    food = Food.objects.get(name="Butter, salted")
+    page = owner_client.get(f"/foods/{food.public_id}/").content.decode()
+    assert "<h1>Butter, salted</h1>" in page and "Nutrition Facts" in page
+    assert "1 tbsp" in page and "14.2" in page  # its household measure
+    assert f"GET /v1/foods/{food.public_id}" in page
+
+
+def test_a_food_the_account_cannot_read_is_not_found(owner_client, verified):
+    from tests.factories import MarketFactory
+
+    india = MarketFactory(code="IN", name="India")
+    FoodFactory(public_id="ifct-Z002", source="ifct", data_type="ifct2017", market=india,
+                name="Dal of India")  # fmt: skip
+    assert owner_client.get("/foods/ifct-Z002/").status_code == 404  # a Taster of US
+    assert owner_client.get("/foods/no-such-food/").status_code == 404
+    account_set_tier(account=verified, tier="sous_chef")
+    assert owner_client.get("/foods/ifct-Z002/").status_code == 200  # every market
+
+
+def test_the_playgrounds_lines_link_to_their_foods(owner_client, verified, butter):
+    key, _ = key_create(account=verified, label="laptop")
+    page = _post(owner_client, key.pk, "1 tbsp butter").content.decode()
+    assert re.search(r'<a href="/foods/[^"/]+/">Butter, salted</a>', page)

@@ -16,7 +16,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
@@ -24,6 +24,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.tiers import is_paid
 from catalogue.analysis.api import MAX_SERVINGS, analysis_answer
+from catalogue.delivery import rendering
 from catalogue.selectors import markets_offered_named
 from core import problems
 from foodservice.dashboard.views.accounts import account_of
@@ -152,3 +153,21 @@ def _answer(key: ApiKey, body: dict[str, Any], market: str) -> dict[str, Any]:
         usage_refund(principal=principal, decision=decision)  # the API gives a 5xx back
         raise
     return {"data": data, "meta": meta, "counted": True, "used": decision.used}
+
+
+@login_required
+@require_http_methods(["GET"])
+def food(request: HttpRequest, public_id: str) -> HttpResponse:
+    """A food as people read it (issue 40.2): its nutrition label by its market's rules
+    (the record's ``label``), its household measures and its source, from the same stored
+    rendering ``GET /v1/foods/{id}`` answers with. Among the account's market's foods on
+    Taster, every market's on a paid plan, as its keys read them; not metered (one page a
+    click, for the signed-in person; the playground's analyses are)."""
+    account = account_of(request)
+    market = None if is_paid(account.tier) else (account.market or None)
+    try:
+        body, _ = rendering.food_record(public_id=public_id[:40], market=market)
+    except problems.NotFound:
+        raise Http404("No such food.") from None
+    record = json.loads(body)["data"]
+    return render(request, "playground/food.html", {"account": account, "food": record})
