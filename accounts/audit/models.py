@@ -11,7 +11,7 @@ redacts anything shaped like an API key.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import models
@@ -113,7 +113,7 @@ class AuditEntry(models.Model):
             case AuditAction.MARKET_CHANGE:
                 return f"Market changed from {d.get('from') or 'none'} to {d.get('to')}"
             case AuditAction.KEY_CREATE if d.get("expires_at"):
-                return f"{self.target} created, expiring {str(d['expires_at'])[:16]} UTC"
+                return f"{self.target} created, expiring {_when(d['expires_at'])}"
             case AuditAction.KEY_ADDRESSES:
                 allowed = d.get("to") or "any address"
                 return f"{self.target} allowed addresses set to {allowed}"
@@ -123,3 +123,15 @@ class AuditEntry(models.Model):
             case AuditAction.KEY_EXPIRE:
                 return f"{self.target} expired"
         return str(self.get_action_display())
+
+
+def _when(value: object) -> str:
+    """A stored ISO time as the activity log prints its times ("3 Dec 2026, 00:00 UTC",
+    issue 40.6: one format on the page); the text as stored when it is not one."""
+    try:
+        at = datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    if at.tzinfo is not None:
+        at = at.astimezone(UTC)
+    return f"{at.day} {at:%b %Y, %H:%M} UTC"

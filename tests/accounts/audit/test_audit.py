@@ -357,6 +357,24 @@ def test_owner_sees_their_own_log_and_nobody_elses(owner, verified, other_accoun
     assert 'href="/activity/"' in owner.get("/").content.decode()  # in the navigation
 
 
+def test_the_owners_own_actions_read_you_and_times_one_format(owner, verified):
+    # issue 40.6: "By" repeated the e-mail on every row; an entry printed an ISO time
+    import re
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    page = owner.get("/keys/").content.decode()
+    once = re.search(r'name="once" value="([^"]+)"', page).group(1)
+    owner.post("/keys/new/", {"label": "laptop", "once": once})
+    expires = (timezone.now() + timedelta(days=30)).replace(second=0, microsecond=0)
+    key_create(account=verified, label="by code", expires_at=expires)
+    body = owner.get("/activity/").content.decode()
+    assert '<td data-label="By" class="activity-by">You</td>' in body
+    assert f"expiring {expires.day} {expires:%b %Y, %H:%M} UTC" in body
+    assert "T00:00" not in body and f"{expires:%Y-%m-%dT}" not in body
+
+
 def test_the_log_page_needs_a_signed_in_owner(client):
     response = client.get("/activity/")
     assert response.status_code == 302 and response["Location"].startswith("/login/")
