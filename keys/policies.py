@@ -42,20 +42,37 @@ def parse_allowed_addresses(text: str) -> list[str]:
     the order kept. Raises ``AddressListError`` for anything else, host bits set in a
     range included (``10.0.0.1/8`` is most likely a typo)."""
     found: list[str] = []
+    bad: list[str] = []  # every entry at fault is named, not only the first (issue 40.8)
     for item in text.replace(",", " ").split():
         if len(item) > 64:
-            raise AddressListError(f"“{item[:64]}…” is not an address or a range.")
+            bad.append(f"“{item[:64]}…”")
+            continue
         try:
             network = ipaddress.ip_network(item, strict=True)
         except ValueError:
-            raise AddressListError(
-                f"“{item}” is not an IP address or a CIDR range (like 198.51.100.0/24)."
-            ) from None
+            bad.append(f"“{item}”")
+            continue
         if str(network) not in found:
             found.append(str(network))
+    if bad:
+        raise AddressListError(_not_addresses(bad))
     if len(found) > MAX_ALLOWED_ADDRESSES:
         raise AddressListError(f"At most {MAX_ALLOWED_ADDRESSES} addresses or ranges.")
     return found
+
+
+# At most this many bad entries are quoted in one message (the rest are counted).
+NAMED_BAD = 10
+
+
+def _not_addresses(bad: list[str]) -> str:
+    if len(bad) == 1:
+        return f"{bad[0]} is not an IP address or a CIDR range (like 198.51.100.0/24)."
+    named = bad[:NAMED_BAD]
+    rest = len(bad) - len(named)
+    listed = ", ".join(named[:-1]) + (f", {named[-1]}" if rest else f" and {named[-1]}")
+    more = f" and {rest} more" if rest else ""
+    return f"{listed}{more} are not IP addresses or CIDR ranges (like 198.51.100.0/24)."
 
 
 def address_allowed(allowed: Sequence[str], client: str | None) -> bool:

@@ -65,3 +65,19 @@ def test_last_used_shows_its_exact_time_on_hover(owner_client, verified):
     ApiKey.objects.filter(pk=key.pk).update(last_used_at=used)
     page = owner_client.get("/keys/").content.decode()
     assert f'title="{used:%-d %b %Y, %H:%M} UTC"' in page
+
+
+def test_every_bad_entry_is_named_not_only_the_first(owner_client, verified):
+    # issue 40.8: the form named only the first bad entry
+    from keys.policies import AddressListError, parse_allowed_addresses
+    from keys.services import key_create
+
+    key, _ = key_create(account=verified, label="laptop")
+    page = owner_client.post(
+        f"/keys/{key.pk}/addresses/", {"addresses": "10.0.0.1\nnginx\n10.0.0.1/8\n::1\nbad"}
+    ).content.decode()
+    assert "“nginx”, “10.0.0.1/8” and “bad” are not IP addresses" in page
+    with pytest.raises(AddressListError, match="and 2 more"):
+        parse_allowed_addresses(" ".join(f"x{i}" for i in range(12)))
+    with pytest.raises(AddressListError, match=r"^“x” is not an IP address"):
+        parse_allowed_addresses("10.0.0.1 x")
