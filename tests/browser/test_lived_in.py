@@ -173,3 +173,24 @@ def test_upgrade_opens_the_plans_in_view_at_every_width(page, live_server):
         page.wait_for_url("**/plan/#plans")
         top = page.locator("#plans").evaluate("e => e.getBoundingClientRect().top")
         assert -1 <= top < 900, (width, top)  # scrolled to it (sub-pixel)
+
+
+def test_the_expiry_date_shows_only_for_a_date_and_escape_cancels_a_confirm_page(page, live_server):
+    # issue 40.8: the date field showed and took tab stops with "Never"; confirm pages
+    # started focus at the top and Escape did nothing
+    account, keys = lived_in_account()
+    _sign_in(page, live_server, account)
+    page.goto("/keys/")
+    date = page.locator("#id_expires_on")
+    assert not date.is_visible()
+    page.select_option("#id_expires", "date")
+    assert date.is_visible()
+    page.select_option("#id_expires", "never")
+    assert not date.is_visible()
+    active = next(key for key in keys if key.revoked_at is None and key.expires_at is None)
+    page.goto(f"/keys/{active.pk}/revoke/")
+    assert page.evaluate("document.activeElement.tagName") == "H1"
+    page.keyboard.press("Escape")
+    page.wait_for_url("**/keys/")
+    active.refresh_from_db()
+    assert active.revoked_at is None  # cancelled, not revoked

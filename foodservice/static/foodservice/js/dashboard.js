@@ -63,8 +63,34 @@ function setUpChartValues() {
   });
 }
 
+// The expiry date (issue 40.8) shows, and takes a tab stop, only when "On a date" is
+// chosen; without the script it stays visible (and is ignored unless "On a date").
+function setUpExpiryDate() {
+  var choice = document.getElementById("id_expires");
+  var date = document.getElementById("id_expires_on");
+  if (!choice || !date) return;
+  var field = date.closest(".field") || date;
+  var sync = function () { field.hidden = choice.value !== "date"; };
+  choice.addEventListener("change", sync);
+  sync();
+}
+
+// Confirm pages (issue 40.8): focus starts on the page's question, and Escape cancels
+// (the page's Cancel link, [data-cancel]).
+function setUpConfirmPages() {
+  var cancel = document.querySelector("a[data-cancel]");
+  if (!cancel) return;
+  var heading = document.querySelector("main h1");
+  if (heading) { heading.setAttribute("tabindex", "-1"); heading.focus(); }
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && !event.defaultPrevented) { window.location.href = cancel.href; }
+  });
+}
+
 document.addEventListener("DOMContentLoaded", function () {
   setUpChartValues();
   setUpCopyButtons();
   setUpSelectOnFocus();
+  setUpExpiryDate();
+  setUpConfirmPages();
 });
