@@ -70,7 +70,10 @@ _LABEL_ROW = closed_object(
         "nutrient": {"type": "string", "description": "The headline column."},
         "name": {"type": "string", "example": "Total Fat"},
         "unit": {"type": "string", "example": "g"},
-        "amount": {**NULLABLE_NUMBER, "description": "Rounded as the rules require."},
+        "amount": {
+            **NULLABLE_NUMBER,
+            "description": "Rounded as the rules require; for a 'less than' text, its bound.",
+        },
         "text": {**NULLABLE_STRING, "description": 'As printed: "8g", "less than 1g".'},
         "percent": {
             "type": "integer",
