@@ -80,3 +80,24 @@ def test_daily_axis_labels_are_far_enough_apart_for_a_phone():
     assert len(ticked) == 5 and ticked[-1] is chart.bars[-1]
     label_width = 6 * 13  # "20 Nov" at the phone's 24-unit text, about 13 units a glyph
     assert ticked[-1].right - label_width > ticked[-2].centre + label_width / 2
+
+
+@pytest.mark.parametrize(
+    ("used", "quota", "text"),
+    [
+        (0, 250, "0%"),
+        (1, 250, "<1%"),  # 0.4 %: not nothing
+        (3, 250, "1%"),  # 1.2 %
+        (55, 250, "22%"),
+        (249, 250, "99%"),  # 99.6 %: not spent yet
+        (999_999, 1_000_000, "99%"),
+        (250, 250, "100%"),
+        (None, 250, "—"),
+        (5, 0, "—"),
+    ],
+)
+def test_usage_shares_read_in_one_format(used, quota, text):
+    # issue 40.6: "0.0 %", "0.1 %" and "100 %" on one account's pages
+    from foodservice.dashboard.templatetags.dashboard import percent
+
+    assert percent(used, quota) == text

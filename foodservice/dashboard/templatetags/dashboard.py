@@ -47,8 +47,16 @@ def burst_label(limits: TierLimits) -> str:
 def percent(used: int | None, quota: int | None) -> str:
     if used is None or not quota:
         return "—"
+    # One format on every page (issue 40.6: "0.0 %", "0.1 %" beside "100 %"): whole
+    # percent, "<1%" for a share that rounds to nothing but is not, never 100 % before
+    # the last request is used.
     share = 100 * used / quota
-    return f"{share:.1f}%" if share < 10 else f"{share:.0f}%"
+    if 0 < share < 1:
+        return "<1%"
+    whole = round(share)
+    if whole >= 100 and used < quota:
+        whole = 99
+    return f"{whole}%"
 
 
 @register.filter
