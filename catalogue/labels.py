@@ -23,6 +23,7 @@ the percentages unrounded to 0.1 (for computing); ``label`` the panel a client p
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,6 +90,17 @@ def daily_values(amounts: Amounts, market: str | None) -> dict[str, Any]:
     }
 
 
+def daily_values_by(market: str | None, bases: dict[str, Amounts | None]) -> dict[str, Any]:
+    """``{"market", "source", basis: percents}`` for each of ``bases`` (``per_100g``,
+    ``totals``, ...): the ``percent`` object of ``daily_values``, None for a basis without
+    amounts (a record without a serving weight)."""
+    rules = rules_for(market)
+    out: dict[str, Any] = {"market": rules.market, "source": rules.source}
+    for basis, amounts in bases.items():
+        out[basis] = None if amounts is None else daily_values(amounts, market)["percent"]
+    return out
+
+
 def _percent(amount: float | None, reference: float) -> float | None:
     return None if amount is None else round(100 * amount / reference, 1)
 
@@ -113,7 +125,7 @@ def label(amounts: Amounts, market: str | None, *, basis: str) -> dict[str, Any]
 
 # (column, name on the panel, unit) in the panel's order; energy is "Calories".
 US_ROWS: tuple[tuple[str, str, str], ...] = (
-    ("energy_kcal", "Calories", ""),
+    ("energy_kcal", "Calories", "kcal"),
     ("fat_g", "Total Fat", "g"),
     ("saturated_fat_g", "Saturated Fat", "g"),
     ("cholesterol_mg", "Cholesterol", "mg"),
@@ -192,18 +204,31 @@ def us_percent(column: str, value: float) -> int:
     return int(_nearest(percent, step))
 
 
-def us_label(amounts: Amounts) -> list[dict[str, Any]]:
-    rows = []
-    for column, name, unit in US_ROWS:
+def _panel(
+    amounts: Amounts,
+    rows: tuple[tuple[str, str, str], ...],
+    declare: Callable[[str, float, str], tuple[float, str, int | None]],
+) -> list[dict[str, Any]]:
+    """The panel's ``rows`` of ``amounts``: each row's amount, text and percent as
+    ``declare`` rounds them; a nutrient not measured is None throughout, never 0."""
+    out = []
+    for column, name, unit in rows:
         value = amounts.get(column)
-        row: dict[str, Any] = {"nutrient": column, "name": name, "unit": unit or "kcal"}
-        if value is None:
-            rows.append(row | {"amount": None, "text": None, "percent": None})
-            continue
-        amount, text = us_amount(column, value)
-        percent = us_percent(column, value) if column in US_DAILY_VALUES else None
-        rows.append(row | {"amount": amount, "text": text, "percent": percent})
-    return rows
+        row: dict[str, Any] = {"nutrient": column, "name": name, "unit": unit}
+        amount, text, percent = (
+            (None, None, None) if value is None else declare(column, value, unit)
+        )
+        out.append(row | {"amount": amount, "text": text, "percent": percent})
+    return out
+
+
+def _us_declare(column: str, value: float, unit: str) -> tuple[float, str, int | None]:
+    amount, text = us_amount(column, value)
+    return amount, text, us_percent(column, value) if column in US_DAILY_VALUES else None
+
+
+def us_label(amounts: Amounts) -> list[dict[str, Any]]:
+    return _panel(amounts, US_ROWS, _us_declare)
 
 
 # --- India: FSSAI Labelling and Display Regulations 2020 -------------------------------
@@ -220,17 +245,12 @@ IN_ROWS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+def _in_declare(column: str, value: float, unit: str) -> tuple[float, str, int | None]:
+    amount = _nearest(value, 1) if unit in ("kcal", "mg") else _nearest(value, 0.1)
+    reference = IN_DAILY_VALUES.get(column)
+    percent = None if reference is None else int(_nearest(100 * value / reference, 1))
+    return amount, f"{amount:g} {unit}", percent
+
+
 def in_label(amounts: Amounts) -> list[dict[str, Any]]:
-    rows = []
-    for column, name, unit in IN_ROWS:
-        value = amounts.get(column)
-        row: dict[str, Any] = {"nutrient": column, "name": name, "unit": unit}
-        if value is None:
-            rows.append(row | {"amount": None, "text": None, "percent": None})
-            continue
-        amount = _nearest(value, 1) if unit in ("kcal", "mg") else _nearest(value, 0.1)
-        percent = None
-        if column in IN_DAILY_VALUES:
-            percent = int(_nearest(100 * value / IN_DAILY_VALUES[column], 1))
-        rows.append(row | {"amount": amount, "text": f"{amount:g} {unit}", "percent": percent})
-    return rows
+    return _panel(amounts, IN_ROWS, _in_declare)

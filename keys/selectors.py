@@ -129,5 +129,11 @@ def key_get(*, key_id: int | str, account: Account | None = None) -> ApiKey:
     return key
 
 
+def key_list_active(*, account: Account, now: datetime) -> QuerySet[ApiKey]:
+    """The account's keys a request may be made with at ``now``: not revoked, not
+    expired; oldest first."""
+    return ApiKey.objects.filter(account=account).active(now).order_by("created_at", "id")
+
+
 def key_count_active(*, account: Account, now: datetime) -> int:
-    return ApiKey.objects.filter(account=account).active(now).count()
+    return key_list_active(account=account, now=now).count()

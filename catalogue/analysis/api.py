@@ -211,20 +211,14 @@ def analysis_answer(
         )
     matched = sum(1 for line in analysis.lines if line["status"] == "matched")
     data: dict[str, Any] = {"ingredients": analysis.lines, "totals": analysis.totals}
-    values = labels.daily_values(analysis.totals, market)
-    data["daily_values"] = {
-        "market": values["market"],
-        "source": values["source"],
-        "totals": values["percent"],
-    }
+    bases: dict[str, Any] = {"totals": analysis.totals}
     if asked.servings is not None:
-        served = per_serving(analysis.totals, asked.servings)
-        data["per_serving"] = served
-        data["daily_values"]["per_serving"] = labels.daily_values(served, market)["percent"]
+        bases["per_serving"] = data["per_serving"] = per_serving(analysis.totals, asked.servings)
         basis = f"per serving (1 of {asked.servings})"
-        data["label"] = labels.label(served, market, basis=basis)
+        data["label"] = labels.label(data["per_serving"], market, basis=basis)
     else:
         data["label"] = labels.label(analysis.totals, market, basis="whole recipe")
+    data["daily_values"] = labels.daily_values_by(market, bases)
     meta: dict[str, Any] = {
         "market": market,
         "lines": len(analysis.lines),

@@ -357,11 +357,15 @@ def by_meaning(
     line names, as if the line had said its name ("8 oz spaghetti" is SR28's "Pasta,
     dry, enriched", whose common names are "macaroni product, spaghetti, ...";
     "1 cup chopped bok choy" its "Cabbage, chinese (pak-choi), raw"): measured against
-    the line's words with the name's first two parts added, and holding every word."""
+    the line's words with the name's first part added (and its bought state, raw or dry,
+    unless the line states a state, which the name must then state too: "cooked
+    chickpeas" is not "Bengal gram, whole"), holding every word; after a food as near
+    whose own name holds the words (IFCT's "Spinach" before "Agathi leaves", one of whose
+    local names is spinach)."""
     wanted = _stems(food or "")
     ask = _ask(asked)
     core = alias_of(food or "")
-    stated = _stems(food or "") - core  # the line's state words: "cooked spaghetti"
+    stated = wanted - core  # the line's state words: "cooked spaghetti"
 
     def key(i: int) -> tuple[int, ...]:
         data_type = foods[i][1]
@@ -403,6 +407,11 @@ def _alias_stems(search_aliases: str) -> frozenset[frozenset[str]]:
 def _first_part(name: str) -> str:
     """The words of ``name``'s first comma part, parentheses left out."""
     return " ".join(text.words(PARENS.sub(" ", name).split(",")[0]))
+
+
+def first_stems(name: str) -> frozenset[str]:
+    """Stems of ``name``'s first comma part, where a USDA name names its food."""
+    return _stems(_first_part(name))
 
 
 def meaning(name: str, data_type: str, asked: str, *, cut: bool = False) -> tuple[int, int]:

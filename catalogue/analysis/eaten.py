@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 import re
 
-from catalogue.analysis.choosing import MADE_WITH, distance, placed, tier
+from catalogue.analysis.choosing import MADE_WITH, distance, first_stems, placed, tier
 from catalogue.analysis.parser import PARENS, STATES
 from catalogue.search import text
 
@@ -246,22 +246,16 @@ def bought_first(foods: list[tuple[str, str]], asked: str, *, cut: bool = False)
     near = {
         i: (distance(name, f"{asked} raw", cut=cut), i)
         for i, (name, data_type) in enumerate(foods)
-        if data_type not in ("survey", "branded")
+        if data_type != "survey"
         and tier(data_type) == 0
         and _name_states(name)[1] & RAW
         and not cooked(name)
         and held <= _own(PARENS.sub(" ", name))
-        and _first(name) <= whole
+        and first_stems(name) <= whole
     }
     first = sorted((i for i, key in near.items() if key[0] <= bound), key=near.__getitem__)
     chosen = set(first)
     return first + [i for i in order if i not in chosen]
-
-
-@functools.lru_cache(maxsize=65536)
-def _first(name: str) -> frozenset[str]:
-    """Stems of ``name``'s first comma part, where a USDA name names its food."""
-    return frozenset(text.stem(w) for w in text.words(PARENS.sub(" ", name).split(",")[0]))
 
 
 def wants_cooked(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -> bool:

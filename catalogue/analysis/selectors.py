@@ -146,10 +146,8 @@ def _analysis(lines: list[str], market: str | None, nutrition_type: str = "cooki
         _as_eaten(ordered, names, asked, cut, food, market)
     else:
         for words, ids in ordered.items():
-            pairs = [(names[i]["name"], names[i]["data_type"]) for i in ids]
-            ordered[words] = [
-                ids[k] for k in eaten.bought_first(pairs, asked[words], cut=words in cut)
-            ]
+            order = eaten.bought_first(_pairs(ids, names), asked[words], cut=words in cut)
+            ordered[words] = [ids[k] for k in order]
     weighed = food_rows({i for ids in ordered.values() for i in ids[:WEIGHED]}, _WEIGHT_FIELDS)
     kin = {words: _kin(ids, names) for words, ids in ordered.items()}
     # The table's lenders of each food text's best food, read with its kin: one query.
@@ -225,12 +223,9 @@ def _as_eaten(
     new foods read with those of every such text (one query) and ordered with the
     others: at most one search more a food text, none for a line repeated."""
 
-    def foods(ids: list[int]) -> list[tuple[str, str]]:
-        return [(names[i]["name"], names[i]["data_type"]) for i in ids]
-
     more: dict[str, list[int]] = {}
     for words, ids in ordered.items():
-        if ids and eaten.wants_cooked(foods(ids), asked[words], cut=words in cut):
+        if ids and eaten.wants_cooked(_pairs(ids, names), asked[words], cut=words in cut):
             held = set(ids)
             found = _candidates(f"{words} cooked", market, retries=0)
             more[words] = [i for i in found if i not in held]
@@ -241,7 +236,7 @@ def _as_eaten(
                 ordered[words] + extra, names, asked[words], cut=words in cut, food=food[words]
             )
     for words, ids in ordered.items():
-        order = eaten.eaten_first(foods(ids), asked[words], cut=words in cut)
+        order = eaten.eaten_first(_pairs(ids, names), asked[words], cut=words in cut)
         ordered[words] = [ids[k] for k in order]
 
 
@@ -326,6 +321,11 @@ def food_rows(
     return {row["id"]: row for row in rows}
 
 
+def _pairs(ids: list[int], names: dict[int, dict[str, Any]]) -> list[tuple[str, str]]:
+    """``(name, data_type)`` of each of ``ids``, as catalogue.analysis's pure rules read them."""
+    return [(names[i]["name"], names[i]["data_type"]) for i in ids]
+
+
 def _by_meaning(
     ids: list[int],
     names: dict[int, dict[str, Any]],
@@ -340,7 +340,7 @@ def _by_meaning(
     first: "toor dal", searched as "red gram dal", is "Red gram, dal" before "Red gram,
     whole", whose usual-form word would put it first (issue 38.7)."""
     present = [i for i in ids if i in names]
-    foods = [(names[i]["name"], names[i]["data_type"]) for i in present]
+    foods = _pairs(present, names)
     aliases = [names[i].get("search_aliases") or "" for i in present]
     order = by_meaning(foods, words, cut=cut, food=food, aliases=aliases)
     return [present[k] for k in order]

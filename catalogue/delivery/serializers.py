@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from catalogue.labels import daily_values, label
+from catalogue.labels import daily_values_by, label
 from catalogue.models import Category, Food, Nutrient, SourceLoad
 from catalogue.nutrients import HEADLINES, NutrientRef, per_serving
 from catalogue.sources import source_detail
@@ -118,10 +118,7 @@ def _label_parts(summary: dict[str, Any], market: str) -> dict[str, Any]:
     serving when it has a gram weight, else of 100 g), by its market's labelling rules
     (catalogue.labels, issue 40.1)."""
     per_100g, served = summary["nutrients_per_100g"], summary["nutrients_per_serving"]
-    values = daily_values(per_100g, market)
-    daily = {"market": values["market"], "source": values["source"]}
-    daily["per_100g"] = values["percent"]
-    daily["per_serving"] = None if served is None else daily_values(served, market)["percent"]
+    daily = daily_values_by(market, {"per_100g": per_100g, "per_serving": served})
     if served is None:
         panel = label(per_100g, market, basis="per 100 g")
     else:

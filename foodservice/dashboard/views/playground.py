@@ -29,7 +29,7 @@ from catalogue.selectors import markets_offered_named
 from core import problems
 from foodservice.dashboard.views.accounts import account_of
 from keys.models import ApiKey
-from keys.selectors import principal_build
+from keys.selectors import key_list_active, principal_build
 from metering.meter import MeterUnavailable
 from metering.services import StalePrincipal, usage_consume, usage_refund
 from metering.throttling import meter_now
@@ -87,13 +87,6 @@ class PlaygroundForm(forms.Form):
         return body
 
 
-def usable_keys(account: Any) -> list[ApiKey]:
-    """The account's keys a request may be made with now: not revoked, not expired."""
-    return list(
-        ApiKey.objects.filter(account=account).active(timezone.now()).order_by("created_at", "id")
-    )
-
-
 def snippets(body: dict[str, Any], market: str) -> dict[str, str]:
     """curl and Python (requests) sending ``body`` to ``POST /v1/analysis``; the key is
     read from ``$KEY`` (the dashboard never has it)."""
@@ -119,7 +112,7 @@ def snippets(body: dict[str, Any], market: str) -> dict[str, str]:
 @require_http_methods(["GET", "POST"])
 def playground(request: HttpRequest) -> HttpResponse:
     account = account_of(request)
-    keys = usable_keys(account)
+    keys = list(key_list_active(account=account, now=timezone.now()))
     paid = is_paid(account.tier)
     form = PlaygroundForm(request.POST or None, keys=keys, paid=paid)
     context: dict[str, Any] = {"account": account, "form": form, "keys": keys}
