@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from accounts.models import Account
 from core.calendar import floor_hour
+from tests.factories import FoodFactory
 from tests.support.lived_in import lived_in_account
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -194,3 +195,36 @@ def test_the_expiry_date_shows_only_for_a_date_and_escape_cancels_a_confirm_page
     page.wait_for_url("**/keys/")
     active.refresh_from_db()
     assert active.revoked_at is None  # cancelled, not revoked
+
+
+def test_every_page_of_the_lived_in_account_fits_every_width(page, live_server, shot):
+    # A day-old account (rotated, revoked and expiring keys, 100-character labels, a long
+    # e-mail, a spent quota) on every signed-in page: no sideways scroll, the header one
+    # row on a desktop, every key's actions in view.
+    account, keys = lived_in_account()
+    food = FoodFactory(name="Butter, salted", nutrients={"208": 717.0, "204": 81.11},
+                       portions=[{"description": "1 tbsp", "gram_weight": 14.2}])  # fmt: skip
+    _sign_in(page, live_server, account)
+    key = keys[0]
+    paths = {
+        "overview": "/", "keys": "/keys/", "usage": "/usage/",
+        "key-usage": f"/usage/keys/{key.pk}/", "plan": "/plan/",
+        "plan-change": "/plan/change/?tier=sous_chef", "market": "/market/",
+        "activity": "/activity/", "playground": "/playground/",
+        "food": f"/foods/{food.public_id}/", "key-rotate": f"/keys/{key.pk}/rotate/",
+    }  # fmt: skip
+    for width in (390, 1280, 1440):
+        page.set_viewport_size({"width": width, "height": 900})
+        for name, path in paths.items():
+            page.goto(path)
+            shot(page, f"lived-in-{name}-{width}")
+            wide, view = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+            assert wide <= view, (name, width, wide)
+            if width > 640:  # the header stays one row: brand, navigation, address
+                header = page.locator(".site-header").bounding_box()
+                assert header["height"] < 80, (name, width, header["height"])
+        page.goto("/keys/")
+        for action in page.locator(".row-actions a").all():
+            box = action.bounding_box()
+            if box is not None:
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width, (width, box)
