@@ -35,6 +35,10 @@ class RequestNotes:
     meter_decision: Any = None  # metering.decisions.MeterDecision, once metered
     meter_refunded: bool = False  # the admitted unit was given back (a 5xx answer)
     signin_refusal: Any = None  # accounts.signin_limit.Refusal of a refused sign-in
+    # A refused key (issue 40.3), for the usage log: (key id, account id) when the key
+    # is known (a disallowed address), else the refused secret's stored-digest form.
+    refused_key: tuple[int, int] | None = None
+    refused_digest: str | None = None
 
 
 def notes_of(request: HttpRequest | Request) -> RequestNotes:

@@ -10,12 +10,14 @@ from core import metrics
 from foodservice.http import errors
 from foodservice.openapi import docs
 from foodservice.ops import health
-from metering.api import UsageHistoryView, UsageView
+from metering.api import UsageHistoryView, UsageOutcomesView, UsageRequestsView, UsageView
 
 api_v1 = [
     path("market", MarketView.as_view(), name="market"),
     path("usage", UsageView.as_view(), name="usage"),
     path("usage/history", UsageHistoryView.as_view(), name="usage-history"),
+    path("usage/outcomes", UsageOutcomesView.as_view(), name="usage-outcomes"),
+    path("usage/requests", UsageRequestsView.as_view(), name="usage-requests"),
     path("", include("catalogue.urls")),
     # Anything else under /v1 is a 404 problem, whatever DEBUG says.
     re_path(r"^.*$", errors.ApiNotFound.as_view()),

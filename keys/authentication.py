@@ -10,6 +10,7 @@ from rest_framework.request import Request
 
 from core.problems import Unauthorized
 from core.requestnotes import notes_of
+from keys import secrets
 from keys.policies import principal_allows_address
 from keys.principal import KeyPrincipal
 from keys.selectors import principal_get
@@ -67,11 +68,17 @@ class ApiKeyAuthentication(BaseAuthentication):
         deferred = notes.key_checked_by_meter
         found = principal_get(secret=key, verify=not deferred)
         if found is None:
+            # Revoked, expired or unknown alike: the digest (the same keyed hash for any
+            # well-formed secret) lets the usage log find a revoked or expired key later,
+            # off this request's path (metering/outcomes.py).
+            if secrets.is_well_formed(key):
+                notes.refused_digest = secrets.digest(key, pepper=settings.KEY_PEPPER)
             raise Unauthorized()
         principal, epoch = found
         if not principal_allows_address(
             principal, request.META, proxies=settings.TRUSTED_PROXY_COUNT
         ):
+            notes.refused_key = (principal.key_id, principal.account_id)
             raise Unauthorized()  # issue 29.3: as an unknown key, and never metered
         notes.principal = principal
         notes.key_epoch = epoch if deferred else None  # still to be checked, by the meter

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from django.conf import settings
@@ -137,3 +138,18 @@ def key_list_active(*, account: Account, now: datetime) -> QuerySet[ApiKey]:
 
 def key_count_active(*, account: Account, now: datetime) -> int:
     return key_list_active(account=account, now=now).count()
+
+
+def keys_by_digest(digests: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """``digest -> (key id, account id)`` of the keys, revoked and expired ones
+    included, stored under these digests; one query. For the usage log only (attributing
+    a refused request, off the request's path): never an authentication."""
+    found = ApiKey.objects.filter(secret_hash__in=list(digests)).values_list(
+        "secret_hash", "pk", "account_id"
+    )
+    return {digest: (key_id, account_id) for digest, key_id, account_id in found}
+
+
+def key_exists(*, key_id: int, account_id: int) -> bool:
+    """Whether ``key_id`` is a key (in any state) of the account."""
+    return ApiKey.objects.filter(pk=key_id, account_id=account_id).exists()

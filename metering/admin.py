@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from core.admin import ReadOnlyAdminMixin
-from metering.models import KeyUsageHour
+from metering.models import KeyRequest, KeyRequestOutcome, KeyUsageHour
 
 
 @admin.register(KeyUsageHour)
@@ -16,3 +16,24 @@ class KeyUsageHourAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     date_hierarchy = "hour"
     list_select_related = ("key", "account__owner")
     ordering = ("-hour", "key")
+
+
+@admin.register(KeyRequestOutcome)
+class KeyRequestOutcomeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("hour", "key", "endpoint", "status", "kind", "counted", "requests")
+    list_filter = ("status", "counted", "hour")
+    search_fields = ("key__label", "account__owner__email", "endpoint")
+    date_hierarchy = "hour"
+    list_select_related = ("key",)
+    ordering = ("-hour", "key", "endpoint")
+
+
+@admin.register(KeyRequest)
+class KeyRequestAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """The recent-requests log (never a query string, a header or a body)."""
+
+    list_display = ("at", "key", "method", "path", "status", "kind", "latency_ms", "address")
+    list_filter = ("status", "method")
+    search_fields = ("key__label", "account__owner__email", "path", "request_id", "address")
+    list_select_related = ("key",)
+    ordering = ("-at",)

@@ -13,9 +13,16 @@ from rest_framework.views import APIView
 
 from core import problems
 from core.requestnotes import notes_of
+from keys.selectors import key_exists
 from metering.headers import ratelimit_headers
 from metering.history import OUTCOME_NAMES
 from metering.history_range import RangeError, parse_range
+from metering.outcomes import (
+    KEEP_REQUESTS,
+    OUTCOME_CLASSES,
+    recent_requests,
+    request_outcomes,
+)
 from metering.selectors import principal_usage, usage_history_by_key, usage_totals
 from metering.services import usage_refund
 from metering.throttling import METERED_METHODS, MeterThrottle, meter_decision, meter_now
@@ -183,3 +190,125 @@ class UsageHistoryView(APIView):
                 },
             }
         )
+
+
+def _single_params(request: Request) -> dict[str, str]:
+    """The query's parameters; a repeated one is the invalid-parameter problem."""
+    params: dict[str, str] = {}
+    for name in request.query_params:
+        values = request.query_params.getlist(name)
+        if len(values) > 1:
+            raise problems.InvalidParameter(name, "Give this parameter at most once.")
+        params[name] = values[0]
+    return params
+
+
+def _own_key(request: Request, key_id: int | None) -> None:
+    """A key id of another account is a 404, like an unknown one."""
+    if key_id is not None and not key_exists(key_id=key_id, account_id=request.auth.account_id):
+        raise problems.NotFound(f"No key with id {key_id}.")
+
+
+class UsageOutcomesView(APIView):
+    """``GET /v1/usage/outcomes`` (issue 40.3): the account's (or one key's) requests
+    over a range by endpoint, status and problem kind, with each row's class (``2xx``,
+    ``304``, ``4xx``, ``401``, ``429-quota``, ``429-burst``, ``5xx``) and whether it
+    counted. The range parameters are ``/v1/usage/history``'s. Unmetered."""
+
+    throttle_classes: list = []
+
+    def get(self, request: Request) -> Response:
+        try:
+            history = parse_range(_single_params(request), now=meter_now())
+        except RangeError as error:
+            raise problems.InvalidParameter(error.parameter, error.detail) from None
+        _own_key(request, history.key_id)
+        rows = request_outcomes(
+            account_id=request.auth.account_id,
+            start=history.start,
+            end=history.end,
+            key_id=history.key_id,
+        )
+        totals = dict.fromkeys(OUTCOME_CLASSES, 0) | {"counted": 0}
+        for row in rows:
+            totals[row.outcome] = totals.get(row.outcome, 0) + row.requests
+            totals["counted"] += row.requests if row.counted else 0
+        return Response(
+            {
+                "data": [
+                    {
+                        "endpoint": row.endpoint,
+                        "status": row.status,
+                        "kind": row.kind or None,
+                        "outcome": row.outcome,
+                        "counted": row.counted,
+                        "requests": row.requests,
+                    }
+                    for row in rows
+                ],
+                "meta": {
+                    "start": _stamp(history.start),
+                    "end": _stamp(history.end),
+                    "key": history.key_id,
+                    "totals": totals,
+                },
+            }
+        )
+
+
+REQUESTS_PARAMETERS = ("key", "limit")
+
+
+class UsageRequestsView(APIView):
+    """``GET /v1/usage/requests`` (issue 40.3): the recent-requests log of the account
+    or one key (``key``), newest first, at most ``limit`` (1 to 100, default 100);
+    the newest 100 requests per key of the last 24 hours are kept. Unmetered."""
+
+    throttle_classes: list = []
+
+    def get(self, request: Request) -> Response:
+        params = _single_params(request)
+        unknown = sorted(set(params) - set(REQUESTS_PARAMETERS))
+        if unknown:
+            raise problems.InvalidParameter(unknown[0], "Unknown parameter.")
+        key_id = _whole(params, "key", low=1, high=10**18 - 1, default=None)
+        limit = _whole(params, "limit", low=1, high=KEEP_REQUESTS, default=KEEP_REQUESTS)
+        _own_key(request, key_id)
+        found = recent_requests(
+            account_id=request.auth.account_id, key_id=key_id, now=meter_now(), limit=limit
+        )
+        return Response(
+            {
+                "data": [
+                    {
+                        "at": entry.at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                        "key": entry.key_id,
+                        "method": entry.method,
+                        "path": entry.path,
+                        "endpoint": entry.endpoint,
+                        "status": entry.status,
+                        "kind": entry.kind or None,
+                        "latency_ms": entry.latency_ms,
+                        "address": entry.address,
+                        "request_id": entry.request_id,
+                    }
+                    for entry in found
+                ],
+                "meta": {"key": key_id, "limit": limit},
+            }
+        )
+
+
+def _whole(
+    params: dict[str, str], name: str, *, low: int, high: int, default: int | None
+) -> int | None:
+    value = params.get(name)
+    if value is None:
+        return default
+    if (
+        not (value.isascii() and value.isdigit())
+        or len(value) > 18
+        or not low <= int(value) <= high
+    ):
+        raise problems.InvalidParameter(name, f"A whole number from {low} to {high}.")
+    return int(value)

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from django.db import close_old_connections
 
 from metering.history import usage_flush
+from metering.outcomes import outcomes_flush
 
 logger = logging.getLogger("foodservice.metering")
 
@@ -123,7 +124,10 @@ def _flush(*, sweep: bool = False) -> object:
     # or expired connection: without this, a database restart leaves the thread on a
     # dead connection and no history is written until the worker exits (issue 7.6).
     close_old_connections()
-    written = usage_flush(sweep=sweep)
+    try:
+        written = usage_flush(sweep=sweep)
+    finally:  # the usage log's requests (issue 40.3): database only, also when Redis is down
+        outcomes_flush()
     if sweep:  # about once a minute per worker: key expiry reminders (issue 29.2)
         _key_expiry_check()
     return written

@@ -172,3 +172,163 @@ def _usage_history() -> Any:
 
 
 UsageHistorySchema = view_schema("metering.api.UsageHistoryView", get=_usage_history)
+
+
+_CLASSES = ["2xx", "304", "4xx", "401", "429-quota", "429-burst", "5xx"]
+_KIND = {
+    "type": "string",
+    "nullable": True,
+    "description": "The problem's kind (`not-found`, `quota-exceeded`, ...); null for a "
+    "success or a 304.",
+}
+_ENDPOINT = {
+    "type": "string",
+    "description": "The method and the route, as `GET /v1/foods/{public_id}` (`GET other` "
+    "for a path no route answers).",
+}
+
+USAGE_OUTCOMES = component(
+    "UsageOutcomes",
+    closed_object(
+        {
+            "data": {
+                "type": "array",
+                "description": "One row per endpoint, status and kind, most requests first.",
+                "items": closed_object(
+                    {
+                        "endpoint": _ENDPOINT,
+                        "status": {"type": "integer", "description": "The HTTP status answered."},
+                        "kind": _KIND,
+                        "outcome": {
+                            "type": "string",
+                            "enum": [*_CLASSES, "1xx", "3xx"],
+                            "description": "`401`: refused before the meter (a disallowed "
+                            "address, a revoked or expired key); `4xx`: other client "
+                            "errors; `5xx`: failed and given back.",
+                        },
+                        "counted": {
+                            "type": "boolean",
+                            "description": "Whether these requests counted against the quota.",
+                        },
+                        "requests": _COUNT,
+                    }
+                ),
+            },
+            "meta": closed_object(
+                {
+                    "start": _STAMP,
+                    "end": _STAMP | {"description": "Excluded."},
+                    "key": {
+                        "type": "integer",
+                        "nullable": True,
+                        "description": "The key asked for; null: every key of the account.",
+                    },
+                    "totals": closed_object(
+                        {name: _COUNT for name in _CLASSES}
+                        | {
+                            "counted": _COUNT
+                            | {"description": "Equals `/v1/usage/history`'s `requests`."}
+                        }
+                    ),
+                }
+            ),
+        }
+    ),
+)
+
+USAGE_REQUESTS = component(
+    "UsageRequests",
+    closed_object(
+        {
+            "data": {
+                "type": "array",
+                "description": "The newest requests first.",
+                "items": closed_object(
+                    {
+                        "at": _STAMP | {"description": "When the answer was sent (UTC)."},
+                        "key": {"type": "integer", "description": "The key's id."},
+                        "method": {"type": "string"},
+                        "path": {
+                            "type": "string",
+                            "description": "The path as sent, without the query string; "
+                            "anything shaped like a key is `[redacted]`.",
+                        },
+                        "endpoint": _ENDPOINT,
+                        "status": {"type": "integer"},
+                        "kind": _KIND,
+                        "latency_ms": {"type": "number", "minimum": 0},
+                        "address": {
+                            "type": "string",
+                            "description": "The client's address (an IPv6 one as its /64).",
+                        },
+                        "request_id": {
+                            "type": "string",
+                            "description": "The answer's `X-Request-ID`.",
+                        },
+                    }
+                ),
+            },
+            "meta": closed_object(
+                {
+                    "key": {"type": "integer", "nullable": True},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+                }
+            ),
+        }
+    ),
+)
+
+_UNMETERED_KINDS = (
+    problems.Unauthorized,
+    problems.InvalidParameter,
+    problems.NotFound,
+    problems.InternalError,
+    problems.ServiceUnavailable,
+)
+
+
+def _usage_outcomes() -> Any:
+    return operation(
+        operation_id="usage_outcomes",
+        tag="usage",
+        summary="Read the account's requests by endpoint and answer",
+        description="Every request made with the account's keys (or one, `key`) over a "
+        "range, by endpoint, status and problem kind: successes, 304s, client errors "
+        "by kind, 401s of a known key (a disallowed address, a revoked or expired key; "
+        "an unknown or rotated-away secret belongs to no key), both 429s and the 5xx "
+        "given back. The range parameters are `/v1/usage/history`'s. The counted rows "
+        "add up to the history's `requests`. Written from each worker every few "
+        "seconds (`METER_FLUSH_SECONDS`). Not metered.",
+        body=USAGE_OUTCOMES,
+        parameters=[
+            _query("granularity", "`hour` (default) or `day`: how `start` and `end` round."),
+            _query("period", "`24h`, `7d` or `30d` (default `24h`).", enum=["24h", "7d", "30d"]),
+            _query("start", "As for `/v1/usage/history`."),
+            _query("end", "As for `/v1/usage/history`."),
+            _query("key", "A key id of the account; default every key.", pattern="^[0-9]+$"),
+        ],
+        kinds=_UNMETERED_KINDS,
+    )
+
+
+def _usage_requests() -> Any:
+    return operation(
+        operation_id="usage_requests",
+        tag="usage",
+        summary="Read the recent-requests log",
+        description="The account's (or one key's) latest requests, newest first: time, "
+        "method, path, status, problem kind, latency, address and request id. Kept: "
+        "each key's newest 100 requests of the last 24 hours, refused 401s of a known "
+        "key included. Never a query string, a header or a body. Written from each "
+        "worker every few seconds (`METER_FLUSH_SECONDS`). Not metered.",
+        body=USAGE_REQUESTS,
+        parameters=[
+            _query("key", "A key id of the account; default every key.", pattern="^[0-9]+$"),
+            _query("limit", "1 to 100 (default 100)."),
+        ],
+        kinds=_UNMETERED_KINDS,
+    )
+
+
+UsageOutcomesSchema = view_schema("metering.api.UsageOutcomesView", get=_usage_outcomes)
+UsageRequestsSchema = view_schema("metering.api.UsageRequestsView", get=_usage_requests)

@@ -204,12 +204,15 @@ def _catalogue_changes_seen_at_once(settings) -> None:  # pytest-django's settin
 @pytest.fixture(autouse=True)
 def _fresh_meter(settings) -> Iterator[None]:  # pytest-django's settings fixture
     """Every test starts with an empty in-process meter and no usage flusher thread
-    (tests write the history with ``usage_flush()``)."""
-    from metering import recorder
+    (tests write the history with ``usage_flush()``), and no requests noted for the
+    usage log (written with ``outcomes_flush()``)."""
+    from metering import outcomes, recorder
     from metering.backends import meter_reset
 
     settings.METER_FLUSH_SECONDS = 0
     meter_reset()
+    outcomes.buffer.clear()
     yield
     recorder.flusher.stop()
     meter_reset()
+    outcomes.buffer.clear()

@@ -28,6 +28,7 @@ from core import metrics
 from core.logformat import holds_secret, redact
 from core.requestnotes import notes_of
 from keys.principal import KeyPrincipal
+from metering.outcomes import outcome_note
 
 logger = logging.getLogger("foodservice.requests")
 
@@ -79,6 +80,10 @@ class RequestLogMiddleware:
         if response.status_code == 429 and kind:
             metrics.observe_throttled(kind=kind)
         logger.info("request", extra=fields)
+        try:  # the usage log of the request's key (issue 40.3); never fails the answer
+            outcome_note(request, response, seconds=seconds, kind=kind)
+        except Exception:
+            logger.exception("could not note the request for the usage log")
         return response
 
 

@@ -228,3 +228,27 @@ def test_every_page_of_the_lived_in_account_fits_every_width(page, live_server, 
             box = action.bounding_box()
             if box is not None:
                 assert box["x"] >= 0 and box["x"] + box["width"] <= width, (width, box)
+
+
+def test_answers_by_endpoint_and_the_log_read_at_every_width(page, live_server, shot):
+    # Issue 40.3: the usage breakdown and a full recent-requests log of the lived-in
+    # account, at 390/1280/1440 px: in view, a phone's endpoint card lists only its
+    # non-zero answers, and the log's 100 rows keep their paths inside the card.
+    account, keys = lived_in_account()
+    _sign_in(page, live_server, account)
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto("/usage/")
+        table = page.locator(".outcome-table")
+        assert table.locator("tbody tr").count() == 2
+        assert "401 unauthorized: 12" in table.inner_text()
+        assert "GET /v1/foods/{public_id}" in table.inner_text()  # as sent, not upper case
+        page.goto(f"/usage/keys/{keys[0].pk}/")
+        _check(page, shot, "key-usage-log", width)
+        rows = page.locator(".recent-table tbody tr")
+        assert rows.count() == 100
+        card = page.locator("#recent").bounding_box()
+        for cell in page.locator(".recent-table .request-cell code").all()[:10]:
+            assert _inside(cell.bounding_box(), card), width
+        zero = page.locator(".outcome-table td.zero").first
+        assert zero.is_visible() == (width > 640)

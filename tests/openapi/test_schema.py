@@ -31,6 +31,8 @@ OPERATIONS = [
     ("/v1/usage", "get"),
     ("/v1/analysis", "post"),
     ("/v1/usage/history", "get"),
+    ("/v1/usage/outcomes", "get"),
+    ("/v1/usage/requests", "get"),
 ]
 
 
@@ -129,6 +131,8 @@ def test_unmetered_operations_carry_no_ratelimit_headers(openapi: dict[str, Any]
     for path, method in [
         ("/v1/usage", "get"),
         ("/v1/usage/history", "get"),
+        ("/v1/usage/outcomes", "get"),
+        ("/v1/usage/requests", "get"),
         ("/v1/market", "get"),
         ("/v1/market", "put"),
     ]:

@@ -30,6 +30,7 @@ from keys.selectors import key_list
 from metering import selectors
 from metering.history import OUTCOME_NAMES
 from metering.history_range import HistoryRange, RangeError, parse_range, period_range
+from metering.outcomes import OutcomeRow, recent_requests, request_outcomes
 from metering.selectors import UsagePoint
 
 CSV_GRANULARITIES = ("day", "hour")
@@ -142,6 +143,49 @@ def _range_context(
     }
 
 
+# --- Requests by endpoint and answer (issue 40.3) ------------------------------------------
+
+# The answer columns, in the order of ``metering.outcomes.OUTCOME_CLASSES``.
+OUTCOME_COLUMNS = (
+    ("2xx", "Success"),
+    ("304", "Not modified"),
+    ("4xx", "Client error"),
+    ("401", "Refused (401)"),
+    ("429-quota", "Quota 429"),
+    ("429-burst", "Burst 429"),
+    ("5xx", "Failed (5xx)"),
+)
+
+
+def outcome_table(rows: Sequence[OutcomeRow]) -> dict[str, object]:
+    """The requests of ``rows`` as one table row per endpoint (most requests first)
+    with a count per answer column, each endpoint's client errors by status and kind
+    (``404 not-found: 3``), and the totals."""
+    columns = [name for name, _ in OUTCOME_COLUMNS]
+    endpoints: dict[str, dict[str, object]] = {}
+    totals = dict.fromkeys(columns, 0)
+    for row in rows:
+        entry = endpoints.setdefault(
+            row.endpoint,
+            {"endpoint": row.endpoint, "counts": dict.fromkeys(columns, 0), "kinds": []},
+        )
+        name = row.outcome if row.outcome in totals else "4xx"
+        entry["counts"][name] += row.requests  # type: ignore[index]
+        totals[name] += row.requests
+        if name in ("4xx", "5xx", "401"):
+            entry["kinds"].append(f"{row.status} {row.kind or 'error'}: {row.requests:,}")  # type: ignore[union-attr]
+    ordered = sorted(endpoints.values(), key=lambda e: -sum(e["counts"].values()))  # type: ignore[union-attr]
+    return {
+        "columns": OUTCOME_COLUMNS,
+        "endpoints": [
+            {**e, "cells": [(label, e["counts"][name]) for name, label in OUTCOME_COLUMNS]}  # type: ignore[index]
+            for e in ordered
+        ],
+        "totals": [(label, totals[name]) for name, label in OUTCOME_COLUMNS],
+        "total": sum(totals.values()),
+    }
+
+
 # --- Pages ------------------------------------------------------------------------------------
 
 
@@ -160,7 +204,9 @@ def usage(request: HttpRequest) -> HttpResponse:
     keys = list(key_list(account=account))
     points = selectors.usage_history(account_id=account.pk, history=history)
     outcomes = selectors.key_outcomes_in_window(account=account, now=now)
+    answers = request_outcomes(account_id=account.pk, start=history.start, end=history.end)
     context = {
+        "answers": outcome_table(answers),
         "account": account,
         "limits": account.limits,
         "usage": selectors.usage_summary(account=account, now=now),
@@ -191,7 +237,12 @@ def key_usage(request: HttpRequest, key_id: int) -> HttpResponse:
     except RangeError as error:
         return HttpResponseBadRequest(error.detail, content_type="text/plain")
     points = selectors.usage_history(account_id=account.pk, history=history)
+    answers = request_outcomes(
+        account_id=account.pk, start=history.start, end=history.end, key_id=key.pk
+    )
     context = {
+        "answers": outcome_table(answers),
+        "recent": recent_requests(account_id=account.pk, key_id=key.pk, now=now),
         "account": account,
         "limits": account.limits,
         "key": key,
