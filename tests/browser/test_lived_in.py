@@ -117,6 +117,24 @@ def test_the_usage_chart_opens_with_its_axis_in_view_on_a_phone(page, live_serve
     scroller = page.locator(".chart-scroll").first
     assert scroller.evaluate("e => e.scrollLeft") == 0
     assert scroller.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+    # Issue 40.4: a readable height (not 300 x 92 px), every tick inside the drawing and
+    # in the stylesheet's 12 px, the same shape as on a desktop (not stretched).
+    chart = page.locator("svg.chart").first
+    box = chart.bounding_box()
+    assert box["height"] >= 190, box
+    texts = chart.locator("text").all()
+    assert len(texts) > 5
+    for text in texts:
+        t = text.bounding_box()
+        assert t["y"] >= box["y"] - 0.5 and t["y"] + t["height"] <= box["y"] + box["height"] + 0.5
+        assert t["x"] >= box["x"] - 0.5, text.inner_html()
+        assert 11 <= t["height"] <= 20, (text.inner_html(), t)
+    plot = chart.locator(".grid-line").first.bounding_box()
+    assert plot["height"] <= 2  # a 1 px line stays a line
+    shot(page, "lived-in-usage-chart-390")
+    page.set_viewport_size({"width": 1280, "height": 900})  # back to a desktop: as drawn
+    assert 300 < chart.bounding_box()["height"] < 400
+    assert chart.get_attribute("preserveAspectRatio") == "xMidYMid meet"
 
 
 def test_bars_tell_their_numbers_on_hover_and_keyboard_focus(page, live_server, shot):

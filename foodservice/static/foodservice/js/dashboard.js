@@ -65,6 +65,39 @@ function setUpChartValues() {
 
 // The expiry date (issue 40.8) shows, and takes a tab stop, only when "On a date" is
 // chosen; without the script it stays visible (and is ignored unless "On a date").
+// Issue 40.4: on a phone the chart's drawing (720 x 220 units) would shrink to about
+// 300 x 92 px. Below 640 px it is stretched to a readable height instead
+// (preserveAspectRatio none, the height from the stylesheet's .chart--tall) and every
+// text is scaled back by the inverse factors about its anchor, so labels keep their
+// stylesheet size and shape (the y-axis labels moved to the left edge); lines keep
+// 1 px (vector-effect in the stylesheet). Without scripts the chart keeps its shape.
+function setUpTallCharts() {
+  var charts = Array.prototype.slice.call(document.querySelectorAll("svg.chart[viewBox]"));
+  if (!charts.length) { return; }
+  var fit = function () {
+    charts.forEach(function (svg) {
+      var box = svg.viewBox.baseVal;
+      var tall = window.innerWidth <= 640;
+      svg.classList.toggle("chart--tall", tall);
+      svg.setAttribute("preserveAspectRatio", tall ? "none" : "xMidYMid meet");
+      var rect = svg.getBoundingClientRect();
+      var sx = rect.width / box.width, sy = rect.height / box.height;
+      svg.querySelectorAll("text").forEach(function (text) {
+        if (!tall || !sx || !sy) { text.removeAttribute("transform"); return; }
+        var x = text.x.baseVal.length ? text.x.baseVal.getItem(0).value : 0;
+        var y = text.y.baseVal.length ? text.y.baseVal.getItem(0).value : 0;
+        // The y-axis labels move to the drawing's left edge (their left margin is only
+        // ~25 px once stretched) and start there (.chart--tall .tick-y).
+        var to = text.classList.contains("tick-y") ? 2 / sx : x;
+        text.setAttribute("transform", "translate(" + to + " " + y + ") scale(" +
+          (1 / sx) + " " + (1 / sy) + ") translate(" + (-x) + " " + (-y) + ")");
+      });
+    });
+  };
+  fit();
+  window.addEventListener("resize", fit);
+}
+
 function setUpExpiryDate() {
   var choice = document.getElementById("id_expires");
   var date = document.getElementById("id_expires_on");
@@ -88,6 +121,7 @@ function setUpConfirmPages() {
 }
 
 document.addEventListener("DOMContentLoaded", function () {
+  setUpTallCharts();
   setUpChartValues();
   setUpCopyButtons();
   setUpSelectOnFocus();
