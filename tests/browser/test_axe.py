@@ -122,3 +122,25 @@ def test_every_signed_in_page_has_no_violations(axe_page, live_server):
             "not-found": "/no-such-page/",
         },
     )
+
+
+def test_the_api_reference_has_no_violations(axe_page):
+    # Issue 40.5: Redoc as /docs renders it, mended by docs.js (controls inside controls,
+    # heading levels, scrollable regions) and docs.css (target sizes): as it opens,
+    # with a problem response expanded, and at a problem's doc_url.
+    failures = []
+    for width in WIDTHS:
+        axe_page.set_viewport_size({"width": width, "height": 900})
+        axe_page.goto("/docs#tag/quota-exceeded")  # where a 429's doc_url lands
+        axe_page.locator("h1").first.wait_for()
+        axe_page.wait_for_load_state("networkidle")
+        failures += [f"/docs#tag/quota-exceeded at {width}px: {v}" for v in violations(axe_page)]
+        if width == WIDTHS[0]:  # a response opened (Redoc renders more; once is enough)
+            axe_page.locator("#operation\\/foods_list button", has_text="400").first.click()
+            axe_page.wait_for_timeout(300)
+            failures += [f"/docs (a 400 open) at {width}px: {v}" for v in violations(axe_page)]
+    assert not failures, "\n".join(failures)
+    # The mended page keeps what it mended: each problem kind still links from the
+    # Errors table, and a response's kinds read as text inside its toggle.
+    assert axe_page.locator(".redoc-markdown a[href='#tag/quota-exceeded']").count() >= 1
+    assert axe_page.locator("button a[href]").count() == 0
