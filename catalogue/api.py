@@ -7,6 +7,7 @@ the metered view, so a revalidation is metered and carries the metering headers.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlencode
 
@@ -255,3 +256,38 @@ class SuggestView(CatalogueReadView):
         ]
         body = rendering.dumps({"data": data, "meta": {"q": q, "market": market}})
         return body, etag_of_bytes(body)
+
+
+PLAYGROUND_PAGE_SIZE = 10
+
+
+def food_search_answer(*, principal: Any, q: str, market: str = "") -> dict[str, Any]:
+    """The first page of ``GET /v1/foods?q=<q>[&market=<market>]`` for ``principal`` as
+    ``{"data": [summary, ...], "meta": {...}}``, through the same policies and search as
+    the view (the dashboard's playground; it meters the request itself). Raises the
+    view's problems (a Taster without a market, a market not offered, a bad ``q``)."""
+    policies.require_market(principal=principal)
+    params = {"q": [q], "page_size": [str(PLAYGROUND_PAGE_SIZE)]}
+    if market:
+        params["market"] = [market]
+    query = parse_food_query(params)
+    chosen = policies.check_food_list(principal=principal, query=query)
+    depth = policies.depth_limit(principal=principal)
+    position = position_for(
+        page=query.page,
+        cursor=query.cursor,
+        page_size=query.page_size,
+        fingerprint=query.fingerprint(),
+    )
+    with read_budget("search"):
+        page = food_search(query=query, market=chosen, depth=depth, position=position)
+    return {
+        "data": [json.loads(row["summary"]) for row in page.rows],
+        "meta": {
+            "q": query.q,
+            "corrected_q": page.corrected_q,
+            "market": chosen,
+            "total": page.total,
+            "total_exact": page.total_exact,
+        },
+    }

@@ -218,6 +218,34 @@ def outcome_note(
     buffer.note(ref, account_id, entry, counted=counted)
 
 
+def outcome_note_for(
+    request: HttpRequest,
+    *,
+    key_id: int,
+    account_id: int,
+    endpoint: str,
+    status: int,
+    kind: str = "",
+    counted: bool,
+    seconds: float,
+) -> None:
+    """Note a request metered outside the API's views (the dashboard's playground, which
+    meters the chosen key itself) as the request ``endpoint`` would be, with the path
+    and address of ``request``; so the outcomes stay exact against the meter."""
+    entry = RequestEntry(
+        at=timezone.now(),
+        method=request.method if request.method in _METHODS else "OTHER",
+        path=redact(request.path)[:PATH_LENGTH],
+        endpoint=endpoint[:80],
+        status=status,
+        kind=kind[:40],
+        latency_ms=round(seconds * 1000, 2),
+        address=client_address(request.META, proxies=settings.TRUSTED_PROXY_COUNT)[:64],
+        request_id=(notes_of(request).request_id or "")[:128],
+    )
+    buffer.note(key_id, account_id, entry, counted=counted)
+
+
 # --- Writing --------------------------------------------------------------------------
 
 

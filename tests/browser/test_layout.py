@@ -130,6 +130,17 @@ def test_the_playground_shows_a_nutrition_label_at_every_width(page, live_server
         assert fat.inner_text().lower().split() == ["total", "fat", "23g", "30%"], width
         assert _in_view(page, label), width
         _check_page(page, shot, "playground-answer", width)
+        # The search half: a food found, its row in view, its page with its label.
+        page.get_by_label("Food", exact=True).fill("butter")
+        page.get_by_role("button", name="Search").click()
+        found = page.locator(".found-table")
+        found.wait_for()
+        link = found.get_by_role("link", name="Butter, salted")
+        assert _in_view(page, link), width
+        assert "717 kcal" in found.inner_text()
+        _check_page(page, shot, "playground-search", width)
+        link.click()
+        page.locator(".nutrition-label").wait_for()
 
 
 def test_charts_stay_legible_on_a_phone(page, live_server, shot):

@@ -16,7 +16,7 @@ from keys.services import key_create, key_revoke
 from metering.selectors import usage_summary
 from metering.services import usage_consume
 from metering.throttling import meter_now
-from tests.factories import FoodFactory
+from tests.factories import FoodFactory, MarketFactory
 
 pytestmark = pytest.mark.django_db
 URL = "/playground/"
@@ -140,3 +140,64 @@ def test_the_playgrounds_lines_link_to_their_foods(owner_client, verified, butte
     key, _ = key_create(account=verified, label="laptop")
     page = _post(owner_client, key.pk, "1 tbsp butter").content.decode()
     assert re.search(r'<a href="/foods/[^"/]+/">Butter, salted</a>', page)
+
+
+def _search(client: Client, key_id: int, q: str = "butter", **extra: object):
+    return client.post(URL, {"action": "search", "search-key": key_id, "search-q": q, **extra})
+
+
+def test_a_search_is_metered_on_the_key_lists_foods_and_is_in_its_usage_log(
+    owner_client, verified, butter
+):
+    from metering.models import KeyRequest, KeyRequestOutcome
+    from metering.outcomes import outcomes_flush
+
+    FoodFactory(name="Peanut butter, smooth", nutrients={"208": 588.0})
+    FoodFactory(name="Apple, raw", nutrients={"208": 52.0})
+    key, _ = key_create(account=verified, label="laptop")
+    before = _used(verified)
+    response = _search(owner_client, key.pk, "butter")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert _used(verified) == before + 1  # one unit, like GET /v1/foods
+    found = re.search(r'<table class="stack-sm found-table">.*?</table>', page, re.S).group(0)
+    assert "Butter, salted" in found and "Peanut butter, smooth" in found
+    assert "Apple" not in found
+    assert "717 kcal" in found
+    assert re.search(r'href="/foods/[^"]+/">Butter, salted</a>', found)  # its food page
+    assert "/v1/foods?q=butter" in page  # the same request from code
+    outcomes_flush()
+    (row,) = KeyRequestOutcome.objects.filter(key=key)
+    assert (row.endpoint, row.status, row.counted, row.requests) == ("GET /v1/foods", 200, True, 1)
+    assert KeyRequest.objects.get(key=key).path == "/playground/"
+
+
+def test_a_taster_search_reads_its_market_and_a_spent_quota_refuses_it(
+    owner_client, verified, butter, clock
+):
+    from metering.models import KeyRequestOutcome
+    from metering.outcomes import outcomes_flush
+
+    FoodFactory(name="Butter, ghee", market=MarketFactory(code="IN", name="India"),
+                nutrients={"208": 900.0})  # fmt: skip
+    key, _ = key_create(account=verified, label="laptop")
+    page = _search(owner_client, key.pk, "butter").content.decode()
+    assert "Butter, salted" in page and "ghee" not in page  # market US only
+    principal = principal_build(key=key)
+    while usage_consume(principal=principal, now=meter_now()).refused_by != "quota":
+        clock.shift(10)  # within the burst limit
+    clock.shift(10)
+    refused = _search(owner_client, key.pk, "butter")
+    assert refused.status_code == 429
+    assert "Refused by the quota (not counted)" in refused.content.decode()
+    outcomes_flush()
+    assert KeyRequestOutcome.objects.get(key=key, status=429).kind == "quota-exceeded"
+
+
+def test_a_search_form_error_costs_nothing(owner_client, verified, butter):
+    key, _ = key_create(account=verified, label="laptop")
+    before = _used(verified)
+    page = _search(owner_client, key.pk, "").content.decode()
+    assert _used(verified) == before
+    assert "This field is required." in page
+    assert 'class="stack-sm found-table"' not in page

@@ -1,9 +1,12 @@
-"""The playground (issue 40.2): analyse a recipe or a meal from the dashboard with one of
-the account's keys, metered exactly as ``POST /v1/analysis`` with that key is (one unit,
-the same quota and burst bucket, a refusal not counted, a 5xx given back), answered by
-the same code (catalogue.analysis.api.analysis_answer), and shown as people read it:
-each line's food, grams and portion, the totals and the nutrition label of the market's
-rules (catalogue.labels), with the curl and Python that send the same request.
+"""The playground (issue 40.2): search foods and analyse a recipe or a meal from the
+dashboard with one of the account's keys, metered exactly as ``GET /v1/foods`` and
+``POST /v1/analysis`` with that key are (one unit, the same quota and burst bucket, a
+refusal not counted, a 5xx given back, and in the key's usage log as those endpoints),
+answered by the same code (catalogue.api.food_search_answer,
+catalogue.analysis.api.analysis_answer), and shown as people read it: each food found
+with its energy, each line's food, grams and portion, the totals and the nutrition
+label of the market's rules (catalogue.labels), with the curl and Python that send the
+same request.
 
 No secret is involved: the dashboard never holds a raw key (it is shown once), so the
 page meters the chosen key's principal directly and the snippets name ``$KEY``."""
@@ -11,7 +14,10 @@ page meters the chosen key's principal directly and the snippets name ``$KEY``."
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
 from django.conf import settings
@@ -24,6 +30,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.tiers import is_paid
 from catalogue.analysis.api import MAX_SERVINGS, analysis_answer
+from catalogue.api import food_search_answer
 from catalogue.delivery import rendering
 from catalogue.selectors import markets_offered_named
 from core import problems
@@ -31,6 +38,7 @@ from foodservice.dashboard.views.accounts import account_of
 from keys.models import ApiKey
 from keys.selectors import key_list_active, principal_build
 from metering.meter import MeterUnavailable
+from metering.outcomes import outcome_note_for
 from metering.services import StalePrincipal, usage_consume, usage_refund
 from metering.throttling import meter_now
 
@@ -41,6 +49,31 @@ NUTRITION_TYPES = (
     ("cooking", "As bought (a recipe)"),
     ("logging", "As eaten (a food diary)"),
 )
+
+
+def _key_and_market_fields(form: forms.Form, keys: list[ApiKey], paid: bool) -> None:
+    form.keys = {str(key.pk): key for key in keys}  # type: ignore[attr-defined]
+    form.fields["key"].choices = [(str(k.pk), f"{k.label} (…{k.hint})") for k in keys]
+    markets = [("", "Every market" if paid else "Your market")]
+    if paid:
+        markets += [(code, f"{name} ({code})") for code, name in markets_offered_named()]
+    form.fields["market"].choices = markets
+    if not paid:
+        form.fields["market"].widget = forms.HiddenInput()
+
+
+class SearchForm(forms.Form):
+    """The search half: ``GET /v1/foods?q=...`` (its first page)."""
+
+    prefix = "search"
+    key = forms.ChoiceField(label="Key to meter the request on")
+    q = forms.CharField(label="Food", max_length=200, initial="")
+    market = forms.ChoiceField(label="Market", required=False)
+
+    def __init__(self, *args: Any, keys: list[ApiKey], paid: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _key_and_market_fields(self, keys, paid)
+        self.fields["q"].widget.attrs.update({"autocomplete": "off", "spellcheck": "false"})
 
 
 class PlaygroundForm(forms.Form):
@@ -62,14 +95,7 @@ class PlaygroundForm(forms.Form):
 
     def __init__(self, *args: Any, keys: list[ApiKey], paid: bool, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.keys = {str(key.pk): key for key in keys}
-        self.fields["key"].choices = [(str(k.pk), f"{k.label} (…{k.hint})") for k in keys]
-        markets = [("", "Every market" if paid else "Your market")]
-        if paid:
-            markets += [(code, f"{name} ({code})") for code, name in markets_offered_named()]
-        self.fields["market"].choices = markets
-        if not paid:
-            self.fields["market"].widget = forms.HiddenInput()
+        _key_and_market_fields(self, keys, paid)
 
     def body(self) -> dict[str, Any]:
         """The JSON body ``POST /v1/analysis`` would receive."""
@@ -107,45 +133,113 @@ def snippets(body: dict[str, Any], market: str) -> dict[str, str]:
     return {"curl": curl, "python": python}
 
 
+def search_snippets(q: str, market: str) -> dict[str, str]:
+    """curl and Python sending the playground's search as ``GET /v1/foods``."""
+    params = {"q": q} | ({"market": market} if market else {})
+    url = f"{settings.BASE_URL}/v1/foods?{urlencode(params)}"
+    curl = f"curl -s -H \"X-API-Key: $KEY\" \\\n  '{url.replace(chr(39), '%27')}'"
+    python = (
+        "import os\n\nimport requests\n\n"
+        f"response = requests.get(\n    {settings.BASE_URL + '/v1/foods'!r},\n"
+        f"    params={json.dumps(params, ensure_ascii=False)},\n"
+        '    headers={"X-API-Key": os.environ["KEY"]},\n    timeout=30,\n)\n'
+        "print(response.json())"
+    )
+    return {"curl": curl, "python": python}
+
+
 @never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
 def playground(request: HttpRequest) -> HttpResponse:
+    """Both forms on one page; a POST names its form by ``action`` (``search`` or the
+    analysis, the default)."""
     account = account_of(request)
     keys = list(key_list_active(account=account, now=timezone.now()))
     paid = is_paid(account.tier)
-    form = PlaygroundForm(request.POST or None, keys=keys, paid=paid)
-    context: dict[str, Any] = {"account": account, "form": form, "keys": keys}
-    if request.method == "POST" and keys and form.is_valid():
+    searching = request.method == "POST" and request.POST.get("action") == "search"
+    analysing = request.method == "POST" and not searching
+    form = PlaygroundForm(request.POST if analysing else None, keys=keys, paid=paid)
+    search = SearchForm(request.POST if searching else None, keys=keys, paid=paid)
+    context: dict[str, Any] = {"account": account, "form": form, "search": search, "keys": keys}
+    if analysing and keys and form.is_valid():
         key = form.keys[form.cleaned_data["key"]]
         body, market = form.body(), form.cleaned_data.get("market") or ""
         context["snippets"] = snippets(body, market)
-        context.update(_answer(key, body, market))
+        context.update(
+            _metered(
+                request,
+                key,
+                "POST /v1/analysis",
+                lambda principal: _analysis(principal, body, market),
+            )
+        )
+    if searching and keys and search.is_valid():
+        key = search.keys[search.cleaned_data["key"]]  # type: ignore[attr-defined]
+        q, market = search.cleaned_data["q"], search.cleaned_data.get("market") or ""
+        context["snippets"] = search_snippets(q, market)
+        context["searched"] = True
+        context.update(
+            _metered(
+                request,
+                key,
+                "GET /v1/foods",
+                lambda principal: {
+                    "found": food_search_answer(principal=principal, q=q, market=market)
+                },
+            )
+        )
     status = 429 if context.get("refused") else 200
     return render(request, "playground/playground.html", context, status=status)
 
 
-def _answer(key: ApiKey, body: dict[str, Any], market: str) -> dict[str, Any]:
+def _analysis(principal: Any, body: dict[str, Any], market: str) -> dict[str, Any]:
+    data, meta = analysis_answer(principal=principal, requested=market, body=body)
+    return {"data": data, "meta": meta}
+
+
+def _metered(
+    request: HttpRequest, key: ApiKey, endpoint: str, work: Callable[[Any], dict[str, Any]]
+) -> dict[str, Any]:
     """The playground's answer for ``key``: metered like the API (``usage_consume``), then
-    ``analysis_answer``; a refusal, a problem (the request counted, as the API's 400 does)
-    or the answer."""
+    ``work(principal)``; a refusal, a problem (the request counted, as the API's 4xx is)
+    or the answer. Noted in the key's usage log as ``endpoint`` (metering.outcomes)."""
     principal = principal_build(key=key)
+    start = time.perf_counter()
+
+    def note(status: int, kind: str = "", *, counted: bool) -> None:
+        outcome_note_for(
+            request,
+            key_id=key.pk,
+            account_id=key.account_id,
+            endpoint=endpoint,
+            status=status,
+            kind=kind,
+            counted=counted,
+            seconds=time.perf_counter() - start,
+        )
+
     try:
         decision = usage_consume(principal=principal, now=meter_now())
     except (MeterUnavailable, StalePrincipal):
         return {"problem": "The meter cannot be reached just now; try again in a moment."}
     if not decision.allowed:
-        limit = "the burst limit" if decision.refused_by == "burst" else "the quota"
+        burst = decision.refused_by == "burst"
+        note(429, "burst-limit-exceeded" if burst else "quota-exceeded", counted=False)
+        limit = "the burst limit" if burst else "the quota"
         wait = decision.retry_after or 1
         return {"refused": f"Refused by {limit} (not counted): retry in {wait} s."}
     try:
-        data, meta = analysis_answer(principal=principal, requested=market, body=body)
+        answer = work(principal)
     except problems.Problem as problem:  # answered, and counted, as the API's 4xx is
+        note(problem.status_code, problem.kind, counted=True)
         return {"problem": str(problem.detail or problem.title), "counted": True}
     except Exception:
         usage_refund(principal=principal, decision=decision)  # the API gives a 5xx back
+        note(500, "internal-error", counted=False)
         raise
-    return {"data": data, "meta": meta, "counted": True, "used": decision.used}
+    note(200, counted=True)
+    return answer | {"counted": True, "used": decision.used}
 
 
 @login_required
