@@ -270,3 +270,28 @@ def test_answers_by_endpoint_and_the_log_read_at_every_width(page, live_server, 
             assert _inside(cell.bounding_box(), card), width
         zero = page.locator(".outcome-table td.zero").first
         assert zero.is_visible() == (width > 640)
+
+
+def test_on_a_phone_the_keys_come_first_the_address_shows_and_copy_covers_nothing(
+    page, live_server, shot
+):
+    # Issue 40.8: the first key was ~1,030 px down under the create form, the header hid
+    # the address, and the snippet's Copy button floated over its text.
+    account, keys = lived_in_account()
+    _sign_in(page, live_server, account)
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto("/keys/")
+    first = page.locator(f"#key-{keys[0].pk}").bounding_box()
+    assert first["y"] < 600, first
+    address = page.locator(".user-menu span")
+    assert address.is_visible() and address.get_attribute("title") == account.owner.email
+    box = address.bounding_box()
+    assert box["width"] > 60 and box["x"] + box["width"] <= 390
+    page.get_by_role("link", name="Create a key").click()  # the form is one tap away
+    page.get_by_label("Label").fill("phone")
+    page.get_by_role("button", name="Create key").click()
+    page.locator("#try-it").wait_for()
+    shot(page, "lived-in-secret-390")
+    snippet = page.locator("#try-it").bounding_box()
+    copy = page.get_by_role("button", name="Copy the code").bounding_box()
+    assert copy["y"] >= snippet["y"] + snippet["height"], (copy, snippet)
