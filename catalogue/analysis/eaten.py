@@ -27,6 +27,15 @@ dry", "..., unprepared"); FNDDS names foods as eaten. When the line states no st
   raw"; among them, the nearest first, then the order of meaning. A name merely fried
   ("Beef, steak, country fried") or breaded is another dish, never promoted.
 
+Then, whatever state the line states but a bought one, and unless it names fat
+(``FAT_WORDS``), a survey record whose fat the survey assumed (``fat_assumed``: FNDDS's
+recipes cook "Potato, boiled, NFS", "Mung beans, cooked" or "Barley" with fat their names
+do not state, 2.7-6.9 g per 100 g against 0.1-0.4 g for the food boiled) comes after its
+lean kin: the reference (SR28, Foundation) records of the same food cooked without fat
+among the candidates, near the line (``SLACK``), the one most like it but for the fat
+first (``lean_first``, issue 38). Read from the candidates' own fat, never from a list of
+foods.
+
 ``wants_cooked`` says when the candidates hold no such cooked form, so the caller may
 search the line's words with "cooked" once more (one search a food text at most).
 """
@@ -35,8 +44,18 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping, Sequence
 
-from catalogue.analysis.choosing import MADE_WITH, distance, first_stems, placed, tier
+from catalogue.analysis.choosing import (
+    CLAIMS,
+    MADE_WITH,
+    USUAL,
+    USUAL_FORM,
+    distance,
+    first_stems,
+    placed,
+    tier,
+)
 from catalogue.analysis.parser import PARENS, STATES
 from catalogue.search import text
 
@@ -210,14 +229,165 @@ def _promoted(foods: list[tuple[str, str]], asked: str, cut: bool) -> list[int]:
     return sorted((i for i, key in near.items() if key[0] <= bound), key=near.__getitem__)
 
 
-def eaten_first(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -> list[int]:
+def eaten_first(
+    foods: list[tuple[str, str]],
+    asked: str,
+    *,
+    cut: bool = False,
+    values: Sequence[Mapping[str, float | None]] | None = None,
+) -> list[int]:
     """Indexes of ``foods`` (``(name, data_type)`` in the order of meaning) in the order
     a plate means them: the cooked forms of the food first (see the module), the others
     after them in their order; unchanged when the line states a state or the food is
-    eaten raw."""
+    eaten raw. Given each food's ``values`` per 100 g (``fat_g``, ``protein_g``,
+    ``carbohydrate_g``), a survey record whose fat the survey assumed then comes after
+    its lean kin (``lean_first``), whatever the line states but a bought state."""
     first = _promoted(foods, asked, cut)
     chosen = set(first)
-    return first + [i for i in range(len(foods)) if i not in chosen]
+    order = first + [i for i in range(len(foods)) if i not in chosen]
+    return lean_first(order, foods, values, asked, cut=cut) if values is not None else order
+
+
+# Preparations making a dish of the food, with what it is mashed with ("mashed potatoes":
+# milk and butter); the parser keeps them out of the food's words, so its lean kin is
+# not what the line means.
+MASHED = frozenset({"mashed", "whipped"})
+# A survey record's fat is assumed when it exceeds the most fat of its lean kin by both
+# this many grams per 100 g and this factor: species, cuts and varieties differ by less
+# among the kin a line's search finds ("Fish, salmon, steamed" 14.1 g is within SR28's
+# cooked salmons, 4.3-13.4 g), a recipe's spoonful of oil by more ("Potato, boiled, NFS"
+# 4.25 g against the boiled potatoes' 0.1 g).
+FAT_MARGIN = 2.0
+FAT_RATIO = 1.5
+# Analysed reference records, which state how a food was cooked.
+REFERENCE_TYPES = frozenset({"sr_legacy", "foundation"})
+# Words a survey name qualifies its food with, which its kin need not hold: states,
+# usual forms and FNDDS's "NFS", "NS as to ...".
+_QUALIFYING = frozenset(STATES | BOUGHT | COOKED | USUAL | USUAL_FORM)
+_CLAIM_STEMS = frozenset(text.stem(w) for w in CLAIMS)
+# What the lean kin most like the survey record is read from, but for the fat.
+_MAKEUP = ("protein_g", "carbohydrate_g")
+
+
+@functools.lru_cache(maxsize=65536)
+def _stems_of(name: str) -> frozenset[str]:
+    return frozenset(text.stem(w) for w in text.words(name))
+
+
+@functools.lru_cache(maxsize=65536)
+def _food_stems(name: str) -> frozenset[str]:
+    """Stems of the words of ``name``'s first two parts that name its food: not its
+    state, usual form or FNDDS's "NFS" ("Potato, boiled, NFS" is potato)."""
+    parts = PARENS.sub(" ", name).split(",")[:2]
+    return frozenset(
+        text.stem(w) for part in parts for w in text.words(part) if w not in _QUALIFYING
+    )
+
+
+def _lean(name: str, data_type: str) -> bool:
+    """Whether ``name`` is a reference record of a food cooked with no fat it states
+    ("Potatoes, boiled, cooked in skin, flesh, without salt"; not "..., pan-fried", "...,
+    cooked with oil", nor a lighter version of the food, "Tortilla chips, low fat, baked
+    without fat"). Cooked by a method: "prepared" alone names a recipe, whose fat is
+    the recipe's ("Hummus, home prepared", "Potatoes, hash brown, home-prepared")."""
+    if data_type not in REFERENCE_TYPES or not cooked(name) or _FAT_ADDED.search(name):
+        return False
+    if not _name_states(name)[0] - {"prepared"}:
+        return False
+    stems = _stems_of(name)
+    return text.stem("fried") not in stems and not stems & _CLAIM_STEMS
+
+
+def fat_assumed(
+    foods: list[tuple[str, str]],
+    values: Sequence[Mapping[str, float | None]],
+    asked: str,
+) -> dict[int, list[int]]:
+    """The survey (FNDDS) records among ``foods`` whose fat the survey assumed, each with
+    its lean kin (indexes of ``foods``): reference records of the same food cooked
+    without fat (``_lean``) whose first part is the record's (compared on stems), holding
+    the words naming its food, those of the line it holds and the state the line states
+    ("Potatoes, boiled, cooked in skin, flesh" for "Potato, boiled, NFS"; not "Egg,
+    whole, cooked, poached" for "Egg, yolk only, cooked", nor a baked potato for
+    "mashed potatoes"); the record is a food as eaten (``eaten_form``) whose fat
+    per 100 g exceeds the most of its kin's by ``FAT_MARGIN`` and ``FAT_RATIO`` both.
+    Only among the candidates: the kin a line's search finds are the food's versions."""
+    words = text.words(asked)
+    wanted = {text.stem(w) for w in words}
+    # The state the line states, which the kin state too ("mashed potatoes" is no
+    # boiled potato's kin, "baked sweet potato" a baked one's).
+    stated = {text.stem(w) for w in words if w in ASKED_STATES}
+    lean = [
+        i
+        for i, (name, data_type) in enumerate(foods)
+        if _lean(name, data_type) and values[i].get("fat_g") is not None
+    ]
+    found: dict[int, list[int]] = {}
+    for i, (name, data_type) in enumerate(foods):
+        fat = values[i].get("fat_g")
+        if data_type != "survey" or fat is None or not eaten_form(name, data_type):
+            continue
+        held = _food_stems(name) | (_stems_of(name) & wanted) | stated
+        first = first_stems(name)
+        kin = [
+            k for k in lean if first_stems(foods[k][0]) == first and held <= _stems_of(foods[k][0])
+        ]
+        most = max((values[k]["fat_g"] or 0.0 for k in kin), default=None)
+        if most is not None and fat > most + FAT_MARGIN and fat > FAT_RATIO * most:
+            found[i] = kin
+    return found
+
+
+def _makeup_gap(one: Mapping[str, float | None], other: Mapping[str, float | None]) -> float:
+    """How far two foods' protein and carbohydrate per 100 g lie apart."""
+    return sum(
+        abs((one.get(key) or 0.0) - (other.get(key) or 0.0))
+        for key in _MAKEUP
+        if one.get(key) is not None and other.get(key) is not None
+    )
+
+
+def lean_first(
+    order: list[int],
+    foods: list[tuple[str, str]],
+    values: Sequence[Mapping[str, float | None]],
+    asked: str,
+    *,
+    cut: bool = False,
+) -> list[int]:
+    """``order`` (indexes of ``foods``) with each survey record whose fat the survey
+    assumed (``fat_assumed``) after its lean kin: a plate's "150 g barley" or "200 g
+    boiled potatoes" is the grain or the potato boiled, not FNDDS's recipe of it with
+    fat the line did not name. Only a record and kin at most ``SLACK`` words further
+    from the line than the first of ``order`` (``eaten_distance``); the kin nearest the
+    line first, then the one most like the record but for its fat (protein and
+    carbohydrate: the boiled potato's flesh, not its skin), then in their order.
+    Unchanged when the line names fat (``FAT_WORDS``) or a bought state (raw, dry)."""
+    if not order:
+        return order
+    if FAT_WORDS & set(text.words(asked)) or bought(asked):
+        return order
+    assumed = fat_assumed(foods, values, asked)
+    if not assumed:
+        return order
+    far = {i: eaten_distance(foods[i][0], asked, cut=cut) for i in order}
+    bound = far[order[0]] + SLACK
+    place = {i: k for k, i in enumerate(order)}
+    out: list[int] = []
+    seen: set[int] = set()
+    for i in order:
+        if i in seen:
+            continue
+        if i in assumed and far[i] <= bound:
+            kin = sorted(
+                (k for k in assumed[i] if k not in seen and far[k] <= bound),
+                key=lambda k: (far[k], _makeup_gap(values[k], values[i]), place[k]),
+            )
+            out.extend(kin)
+            seen.update(kin)
+        out.append(i)
+        seen.add(i)
+    return out
 
 
 def bought_first(foods: list[tuple[str, str]], asked: str, *, cut: bool = False) -> list[int]:

@@ -76,7 +76,12 @@ WEIGHED = 20
 # many words more than the best one, is matched before the best borrows one (``_lent``).
 LENT_AFTER = 1
 NUTRIENT_KEYS = tuple(h.column for h in HEADLINES)
-_NAME_FIELDS = ("id", "public_id", "name", "data_type", "market_id", "search_aliases")
+# With the values a plate's survey record is weighed against its lean kin by
+# (catalogue.analysis.eaten.lean_first): fat, and protein and carbohydrate.
+_EATEN_VALUES = ("fat_g", "protein_g", "carbohydrate_g")
+_NAME_FIELDS = (
+    "id", "public_id", "name", "data_type", "market_id", "search_aliases", *_EATEN_VALUES
+)  # fmt: skip
 _WEIGHT_FIELDS = ("id", "portions", *NUTRIENT_KEYS)
 # The fields of a lender named by the table, read by public id.
 _LENDER_FIELDS = ("id", "public_id", "name", "data_type", "portions")
@@ -143,7 +148,8 @@ def _analysis(lines: list[str], market: str | None, nutrition_type: str = "cooki
             )
     _named_otherwise(ordered, names, asked, cut, food, market)
     if nutrition_type == "logging":
-        _as_eaten(ordered, names, asked, cut, food, market)
+        mashed = {line.food for line in parsed if eaten.MASHED.intersection(line.preparation)}
+        _as_eaten(ordered, names, asked, cut, food, market, mashed=mashed)
     else:
         for words, ids in ordered.items():
             order = eaten.bought_first(_pairs(ids, names), asked[words], cut=words in cut)
@@ -215,13 +221,19 @@ def _as_eaten(
     cut: set[str],
     food: dict[str, str],
     market: str | None,
+    *,
+    mashed: set[str] | frozenset[str] = frozenset(),
 ) -> None:
     """``ordered`` (each food text's candidates in the order of meaning) put in the order
     a plate means them (catalogue.analysis.eaten, issue 39.4), in place. A food text
     whose candidates hold no cooked form near enough, for a line stating no state of a
     food not eaten raw, is searched once more with "cooked" ("brown rice cooked"), its
     new foods read with those of every such text (one query) and ordered with the
-    others: at most one search more a food text, none for a line repeated."""
+    others: at most one search more a food text, none for a line repeated. Each food
+    text's candidates are ordered with their fat, protein and carbohydrate (read with
+    their names): a survey record whose fat the survey assumed comes after its lean kin
+    (eaten.lean_first, issue 38), unless a line of the text is ``mashed`` (its
+    preparation makes a dish with fat of the food: eaten.MASHED)."""
 
     more: dict[str, list[int]] = {}
     for words, ids in ordered.items():
@@ -236,7 +248,8 @@ def _as_eaten(
                 ordered[words] + extra, names, asked[words], cut=words in cut, food=food[words]
             )
     for words, ids in ordered.items():
-        order = eaten.eaten_first(_pairs(ids, names), asked[words], cut=words in cut)
+        values = None if words in mashed else [names[i] for i in ids]
+        order = eaten.eaten_first(_pairs(ids, names), asked[words], cut=words in cut, values=values)
         ordered[words] = [ids[k] for k in order]
 
 
