@@ -61,28 +61,61 @@ class CatalogueReadView(MeteredAPIView):
 
 
 class FoodListView(CatalogueReadView):
-    """``GET /v1/foods``: search, filter, sort, page (docs/catalogue.md, "Searching foods")."""
+    """``GET /v1/foods``: search, filter, sort, page (docs/catalogue.md, "Searching foods").
+
+    A page this worker does not hold in memory is asked of Redis in the meter's own
+    round trip (``meter_carry``; catalogue.delivery.shared, issue 41.1), so a page any
+    worker answered lately costs no query and no round trip of its own."""
+
+    carry: shared.Carry | None = None
+    asked: tuple[str, dict[str, list[str]], FoodQuery, str | None, int | None] | None = None
+
+    def _asked(
+        self, request: Request
+    ) -> tuple[str, dict[str, list[str]], FoodQuery, str | None, int | None]:
+        """The page asked for: its path (q cleaned), parameters, query, market and depth;
+        read once a request. Raises the request's problem (a Taster without a market, a
+        bad parameter, a listing Taster may not make)."""
+        if self.asked is None:
+            principal = request.auth
+            policies.require_market(principal=principal)
+            own = dict(request.query_params.lists())
+            params = with_cursor_search(own)
+            query = parse_food_query(params)
+            market = policies.check_food_list(principal=principal, query=query)
+            depth = policies.depth_limit(principal=principal)
+            # q as searched (cleaned: catalogue.search.text.clean_query), so "butter",
+            # "butter%20" and "butter%E2%80%8B" are one page, one memory entry, one link
+            # (issue 36.1).
+            if "q" in params:
+                params["q"] = [query.q]
+            if "q" in own:
+                own["q"] = [query.q]
+            path = f"{request.path}?{urlencode(own, doseq=True)}" if own else request.path
+            self.asked = (path, params, query, market, depth)
+        return self.asked
+
+    def meter_carry(self, request: Request) -> str | None:
+        try:
+            path, _, _, market, depth = self._asked(request)
+        except problems.Problem:  # answered by get(), after metering, as before
+            return None
+        if rendering.local_pages.holds((path, market, depth)):
+            return None  # this worker holds it: nothing to carry
+        self.carry = shared.page_carry(path=path, market=market, depth=depth)
+        return None if self.carry is None else self.carry.key
 
     def get(self, request: Request) -> HttpResponseBase:
-        principal = request.auth
-        policies.require_market(principal=principal)
-        own = dict(request.query_params.lists())
-        params = with_cursor_search(own)
-        query = parse_food_query(params)
-        market = policies.check_food_list(principal=principal, query=query)
-        depth = policies.depth_limit(principal=principal)
-        # q as searched (cleaned: catalogue.search.text.clean_query), so "butter", "butter%20"
-        # and "butter%E2%80%8B" are one page, one memory entry, one link (issue 36.1).
-        if "q" in params:
-            params["q"] = [query.q]
-        if "q" in own:
-            own["q"] = [query.q]
-        path = f"{request.path}?{urlencode(own, doseq=True)}" if own else request.path
+        path, params, query, market, depth = self._asked(request)
+        decision = meter_decision(request)
         # Everything a page depends on: the request's path and query (q cleaned), and
         # the caller's market and depth (catalogue/delivery/rendering.py keeps it for the
         # catalogue version).
-        body, etag = rendering.local_pages.remember(
-            (path, market, depth), lambda: self._page(request, path, params, query, market, depth)
+        body, etag = shared.food_page(
+            key=(path, market, depth),
+            carry=self.carry,
+            carried=None if decision is None else decision.carried,
+            make=lambda: self._page(request, path, params, query, market, depth),
         )
         return self.respond_rendered(request, body, etag)
 
