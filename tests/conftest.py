@@ -107,6 +107,31 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             pytest.exit(f"REDIS_URL={settings.REDIS_URL} is unreachable: {exc}", returncode=3)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _static_files_found_once() -> Iterator[None]:
+    """WhiteNoise's middleware lists every static file through the finders when it is
+    built (~35 ms, 175 files and their stats). A server builds it once; the test client
+    builds its middleware for every new client, which made that listing a sixth of the
+    dashboard tests' CPU (issue 41.4). Here it is listed once a run and the same
+    ``StaticFile`` objects handed to every later middleware: what they serve is
+    unchanged (no test changes a static file)."""
+    from whitenoise.middleware import WhiteNoiseMiddleware
+
+    original = WhiteNoiseMiddleware.add_files_from_finders
+    found: dict[str, dict] = {}
+
+    def add_files_from_finders(self: WhiteNoiseMiddleware) -> None:
+        if self.static_prefix not in found:
+            kept, self.files = self.files, {}
+            original(self)
+            found[self.static_prefix], self.files = self.files, kept
+        self.files.update(found[self.static_prefix])
+
+    WhiteNoiseMiddleware.add_files_from_finders = add_files_from_finders  # type: ignore[method-assign]
+    yield
+    WhiteNoiseMiddleware.add_files_from_finders = original  # type: ignore[method-assign]
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
     """On SQLite, test in a file rather than in memory, so threads (the concurrent key

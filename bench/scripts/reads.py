@@ -210,6 +210,11 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument(
         "--spread", type=int, default=0, help="records of N random foods, ~1,150 queries"
     )
+    parser.add_argument(
+        "--no-first-pass",
+        action="store_true",
+        help="spread: no pass reading every path once first (issue 41: cold traffic)",
+    )
     return parser.parse_args()
 
 
@@ -255,10 +260,14 @@ def _measure(
     base = f"http://{LOCAL}:{args.port}"
     first_rates: dict[str, float] = {}
     for name, paths in spread.items():  # every spread path once, before the rounds
+        if args.no_first_pass:
+            break
         headers = variants[name][1]
         first_rates[name] = first_pass(args.port, paths, headers, args.connections)
         print(f"  first pass: {name} {first_rates[name]:.0f} req/s", flush=True)
     for name, (path, headers) in variants.items():  # warm-up: imports, plans, buffers
+        if args.no_first_pass and name in spread:
+            continue  # cold: the rounds are the spread's first reads
         wrk(base + path, 2, args.connections, headers, scripts.get(name, ""))
     load_before = loadkit.loadavg()
     samples: dict[str, list[dict]] = {name: [] for name in variants}

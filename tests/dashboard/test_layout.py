@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,10 @@ DOMAIN_APPS = ("accounts", "keys", "metering", "catalogue")
 PROJECT = (*DOMAIN_APPS, "foodservice", "core")
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module ``path`` imports, at the top or inside functions."""
+@functools.cache
+def _imports(path: Path) -> frozenset[str]:
+    """Every module ``path`` imports, at the top or inside functions (parsed once a run:
+    the layout tests ask of every module many times)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -31,7 +34,7 @@ def _imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
             names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return names
+    return frozenset(names)
 
 
 def _function_imports(path: Path) -> set[str]:
