@@ -108,13 +108,21 @@ class FoodListView(CatalogueReadView):
     def get(self, request: Request) -> HttpResponseBase:
         path, params, query, market, depth = self._asked(request)
         decision = meter_decision(request)
+        carried = None if decision is None else decision.carried
+        if (
+            self.carry is None
+            and shared.separately()
+            and not rendering.local_pages.holds((path, market, depth))
+        ):  # a meter that carries nothing (a Redis Cluster): one GET of our own
+            self.carry = shared.page_carry(path=path, market=market, depth=depth)
+            carried = None if self.carry is None else shared.fetch(self.carry)
         # Everything a page depends on: the request's path and query (q cleaned), and
         # the caller's market and depth (catalogue/delivery/rendering.py keeps it for the
         # catalogue version).
         body, etag = shared.food_page(
             key=(path, market, depth),
             carry=self.carry,
-            carried=None if decision is None else decision.carried,
+            carried=carried,
             make=lambda: self._page(request, path, params, query, market, depth),
         )
         return self.respond_rendered(request, body, etag)
@@ -228,11 +236,16 @@ class FoodDetailView(CatalogueReadView):
     def get(self, request: Request, public_id: str) -> HttpResponseBase:
         market = policies.foods_market(principal=request.auth)
         decision = meter_decision(request)
+        carried = None if decision is None else decision.carried
+        if (
+            self.carry is None
+            and shared.separately()
+            and not rendering.local_records.holds((public_id, market))
+        ):  # a meter that carries nothing (a Redis Cluster): one GET of our own
+            self.carry = shared.record_carry(public_id=public_id, market=market)
+            carried = None if self.carry is None else shared.fetch(self.carry)
         body, etag = shared.food_record(
-            public_id=public_id,
-            market=market,
-            carry=self.carry,
-            carried=None if decision is None else decision.carried,
+            public_id=public_id, market=market, carry=self.carry, carried=carried
         )
         return self.respond_rendered(request, body, etag)
 

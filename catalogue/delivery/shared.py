@@ -23,9 +23,12 @@ meter's pipeline.
   every parameter (q as searched), as the worker memory's key does.
 - **Best effort.** A value that does not decode is ignored, and a failed write is
   logged and forgotten: the database answers as before. Off (no key asked) when the
-  worker memory is off, when ``CATALOGUE_SHARED_SECONDS`` is 0, and wherever the meter
-  carries nothing (the embedded meter; a Redis Cluster, which runs no script in a
-  pipeline).
+  worker memory is off, when ``CATALOGUE_SHARED_SECONDS`` is 0, and without Redis (the
+  embedded default).
+- **On a Redis Cluster too** (issue 41.1). A cluster runs no script in a pipeline, and a
+  shared copy's key lies in another slot than the account's, so its meter carries
+  nothing: there the view reads the copy itself (``fetch``, one ``GET``, only when its
+  worker's memory misses), which still spares the query.
 
 A value is the ETag, a newline, and the body compressed as the worker memory keeps it
 (zlib level 1): a hit goes into that memory without compressing again.
@@ -121,6 +124,30 @@ def food_page(
     if carry is not None:
         _share(carry, body, etag)
     return body, etag
+
+
+def separately() -> bool:
+    """Whether a view reads a shared copy itself (``fetch``): Redis is there but the meter
+    carries nothing (a Redis Cluster; see the module)."""
+    if not settings.REDIS_URL or settings.CATALOGUE_SHARED_SECONDS <= 0:
+        return False
+    from metering.backends import get_meter
+
+    return not get_meter().carries
+
+
+def fetch(carry: Carry) -> bytes | None:
+    """The shared copy at ``carry``, read with one ``GET`` (None when there is none or
+    Redis does not answer: the database does)."""
+    from django_redis import get_redis_connection
+
+    from core.redis import UNREACHABLE
+
+    try:
+        return get_redis_connection("default").get(carry.key)
+    except UNREACHABLE as exc:
+        logger.warning("a shared record or page was not read from Redis: %s", exc)
+        return None
 
 
 def _unpack(value: bytes) -> tuple[bytes, bytes, str] | None:

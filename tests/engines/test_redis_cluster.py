@@ -40,7 +40,7 @@ committed = pytest.mark.django_db(transaction=True)
 def test_the_service_builds_cluster_clients(on_cluster: ThrowawayRedisCluster):
     assert isinstance(redis_client(on_cluster.url), RedisCluster)
     assert isinstance(get_meter().client, RedisCluster)
-    assert get_meter().carries is False  # no script in a pipeline: records not shared
+    assert get_meter().carries is False  # no script in a pipeline: views GET shared copies
     assert isinstance(caches["keys"].client.get_client(), RedisCluster)
 
 
@@ -173,3 +173,32 @@ def test_a_usage_flush_forgets_copied_hours_on_a_cluster(on_cluster, clock):
     usage_flush(now=later)
     assert fields() == {f"a:{key.pk}:{hour_of(later)}"}  # and "l:", copied too
     assert KeyUsageHour.objects.filter(key=key).count() == 2
+
+
+@pytest.mark.django_db
+def test_records_and_search_pages_are_shared_on_a_cluster(
+    on_cluster: ThrowawayRedisCluster, settings
+):
+    # Issue 41.1: the meter carries nothing here, so a view whose worker memory misses
+    # reads the shared copy with a GET of its own: no query for a record or a page any
+    # worker read lately.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from catalogue.delivery import rendering
+
+    settings.CATALOGUE_VERSION_SECONDS = 60
+    food = FoodFactory(name="Butter, salted")
+    account = AccountFactory()
+    account_set_tier(account=account, tier="head_chef")
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=key_create(account=account, label="c")[1])
+    paths = (f"/v1/foods/{food.public_id}", "/v1/foods?q=butter")
+    first = [client.get(path) for path in paths]
+    assert [r.status_code for r in first] == [200, 200]
+    rendering.local_records.clear()  # another worker: its memory holds none of them
+    rendering.local_pages.clear()
+    with CaptureQueriesContext(connection) as captured:
+        again = [client.get(path) for path in paths]
+    assert [r.content for r in again] == [r.content for r in first]
+    assert not [q for q in captured if "catalogue_food" in q["sql"]]

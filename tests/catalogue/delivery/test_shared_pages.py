@@ -114,3 +114,23 @@ def test_a_bad_search_is_still_the_problem_it_was(sr28_small, unthrottled, taste
     assert listing.status_code in (400, 403)
     if settings.REDIS_URL:
         assert _page_keys() == []
+
+
+def test_a_meter_that_carries_nothing_reads_the_shared_page_itself(
+    sr28_small, unthrottled, memory_on, settings
+):
+    from metering.backends import get_meter, meter_reset
+
+    settings.METER_BACKEND = "memory"  # stands for a Redis Cluster's meter (see records)
+    meter_reset()
+    assert get_meter().carries is False
+    first = unthrottled.get(SEARCH)
+    _another_worker()
+    with CaptureQueriesContext(connection) as captured:
+        again = unthrottled.get(SEARCH)
+    assert again.content == first.content
+    if settings.REDIS_URL:
+        assert len(_page_keys()) == 1
+        assert _food_queries(captured) == []
+    else:
+        assert _food_queries(captured)
