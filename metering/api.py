@@ -153,14 +153,8 @@ class UsageHistoryView(APIView):
     throttle_classes: list = []
 
     def get(self, request: Request) -> Response:
-        params: dict[str, str] = {}
-        for name in request.query_params:
-            values = request.query_params.getlist(name)
-            if len(values) > 1:
-                raise problems.InvalidParameter(name, "Give this parameter at most once.")
-            params[name] = values[0]
         try:
-            history = parse_range(params, now=meter_now())
+            history = parse_range(_single_params(request), now=meter_now())
         except RangeError as error:
             raise problems.InvalidParameter(error.parameter, error.detail) from None
         series = usage_history_by_key(account_id=request.auth.account_id, history=history)

@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from catalogue.delivery import rendering, shared
 from catalogue.models import Food
+from tests.catalogue.delivery.conftest import food_queries
 from tests.factories import FoodFactory, MarketFactory
 
 pytestmark = pytest.mark.django_db
@@ -32,15 +33,6 @@ def _another_worker() -> None:
     rendering.local_pages.clear()
 
 
-def _food_queries(captured: CaptureQueriesContext) -> list[str]:
-    return [q["sql"] for q in captured if "catalogue_food" in q["sql"]]
-
-
-@pytest.fixture
-def memory_on(settings) -> None:
-    settings.CATALOGUE_VERSION_SECONDS = 60
-
-
 @needs_redis
 def test_a_page_one_worker_searched_is_served_to_another_without_a_query(
     sr28_small, unthrottled, memory_on
@@ -52,7 +44,7 @@ def test_a_page_one_worker_searched_is_served_to_another_without_a_query(
     with CaptureQueriesContext(connection) as captured:
         again = unthrottled.get(SEARCH)
     assert (again.status_code, again.content, again["ETag"]) == (200, first.content, first["ETag"])
-    assert _food_queries(captured) == []  # no search, no summaries
+    assert food_queries(captured) == []  # no search, no summaries
     assert int(again["RateLimit-Remaining"]) == int(first["RateLimit-Remaining"]) - 1
     assert rendering.local_pages.version_now() is not None
     assert unthrottled.get(SEARCH, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
@@ -65,7 +57,7 @@ def test_a_page_one_worker_searched_is_served_to_another_without_a_query(
     _another_worker()
     with CaptureQueriesContext(connection) as captured:
         spaced = unthrottled.get("/v1/foods?q=butter%20%20")
-    assert spaced.content == first.content and _food_queries(captured) == []
+    assert spaced.content == first.content and food_queries(captured) == []
 
 
 @needs_redis
@@ -131,6 +123,6 @@ def test_a_meter_that_carries_nothing_reads_the_shared_page_itself(
     assert again.content == first.content
     if settings.REDIS_URL:
         assert len(_page_keys()) == 1
-        assert _food_queries(captured) == []
+        assert food_queries(captured) == []
     else:
-        assert _food_queries(captured)
+        assert food_queries(captured)

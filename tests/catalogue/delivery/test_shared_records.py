@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from catalogue.delivery import rendering, shared
 from catalogue.models import Food
 from metering.backends import get_meter, meter_reset
+from tests.catalogue.delivery.conftest import food_queries
 from tests.factories import FoodFactory, MarketFactory
 
 pytestmark = pytest.mark.django_db
@@ -39,15 +40,6 @@ def _another_worker() -> None:
     rendering.local_records.clear()
 
 
-def _food_queries(captured: CaptureQueriesContext) -> list[str]:
-    return [q["sql"] for q in captured if "catalogue_food" in q["sql"]]
-
-
-@pytest.fixture
-def memory_on(settings) -> None:
-    settings.CATALOGUE_VERSION_SECONDS = 60
-
-
 @needs_redis
 def test_a_record_one_worker_read_is_served_to_another_without_a_query(
     sr28_small, unthrottled, memory_on
@@ -59,7 +51,7 @@ def test_a_record_one_worker_read_is_served_to_another_without_a_query(
     with CaptureQueriesContext(connection) as captured:
         again = unthrottled.get(RECORD)
     assert (again.status_code, again.content, again["ETag"]) == (200, first.content, first["ETag"])
-    assert _food_queries(captured) == []  # the version was read, no food
+    assert food_queries(captured) == []  # the version was read, no food
     # Metered like any read: the request was counted in the same round trip.
     assert int(again["RateLimit-Remaining"]) == int(first["RateLimit-Remaining"]) - 1
     # The hit went into this worker's memory: the next read asks Redis for nothing more.
@@ -161,9 +153,9 @@ def test_a_meter_that_carries_nothing_reads_the_shared_copy_itself(
     assert again.content == first.content
     if settings.REDIS_URL:
         assert len(_shared_keys()) == 1
-        assert _food_queries(captured) == []  # one GET of the view's own, no query
+        assert food_queries(captured) == []  # one GET of the view's own, no query
     else:
-        assert _food_queries(captured)
+        assert food_queries(captured)
 
 
 def test_with_the_worker_memory_off_nothing_is_shared(sr28_small, unthrottled):
