@@ -259,8 +259,14 @@ CATALOGUE_MEMORY_MB = float(env_str("CATALOGUE_MEMORY_MB", "64"))
 # worker on every host (catalogue/delivery/shared.py, issue 28.5), read in the meter's own round
 # trip: a record missing from a worker's memory then costs no database query. Keyed by
 # the catalogue version, so a load is never served stale; ~1.2 KB a record. 0 turns it
-# off; it is off without Redis and on a Redis Cluster (the meter carries nothing there).
+# off; it is off without Redis. Search pages are shared the same way (issue 41.1); on a
+# Redis Cluster (whose meter carries nothing) a view reads a copy with a GET of its own.
 CATALOGUE_SHARED_SECONDS = float(env_str("CATALOGUE_SHARED_SECONDS", "3600"))
+# Issue 41.2: a copy is written to Redis off the request's path, by a thread of the
+# worker that sets what it gathered in one pipeline this many seconds after the first
+# (a record's first read then costs one round trip beyond the meter: its query). 0 writes
+# it during the request (the tests' default: they read Redis right after a request).
+CATALOGUE_SHARE_WRITE_SECONDS = float(env_str("CATALOGUE_SHARE_WRITE_SECONDS", "0.05"))
 # The catalogue's time budget (issue 36.1, catalogue/search/budget.py): on PostgreSQL each
 # statement of a search, a suggestion or an analysis runs under a statement_timeout of
 # this many milliseconds, and the request's reads stop at its deadline (SQLite: the

@@ -222,6 +222,9 @@ def _catalogue_changes_seen_at_once(settings) -> None:  # pytest-django's settin
     that turns the memory on starts it empty: a version number read in an earlier test
     can come back after that test's rollback, with the earlier test's bytes."""
     settings.CATALOGUE_VERSION_SECONDS = 0
+    # Shared copies are written during the request (tests read Redis right after it);
+    # tests/catalogue/delivery test the writer thread on its own.
+    settings.CATALOGUE_SHARE_WRITE_SECONDS = 0
     rendering.local_records.clear()
     rendering.local_pages.clear()
 

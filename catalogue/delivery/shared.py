@@ -25,6 +25,10 @@ meter's pipeline.
   logged and forgotten: the database answers as before. Off (no key asked) when the
   worker memory is off, when ``CATALOGUE_SHARED_SECONDS`` is 0, and without Redis (the
   embedded default).
+- **Written off the request's path** (issue 41.2, ``SharedWrites``): a copy goes to a
+  thread of the worker, which sets what it gathered in one pipeline
+  ``CATALOGUE_SHARE_WRITE_SECONDS`` later; a record's first read then costs one round
+  trip beyond the meter (its query), not two.
 - **On a Redis Cluster too** (issue 41.1). A cluster runs no script in a pipeline, and a
   shared copy's key lies in another slot than the account's, so its meter carries
   nothing: there the view reads the copy itself (``fetch``, one ``GET``, only when its
@@ -38,6 +42,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import threading
+import time
 import zlib
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -162,14 +169,84 @@ def _unpack(value: bytes) -> tuple[bytes, bytes, str] | None:
 
 
 def _share(carry: Carry, body: bytes, etag: str) -> None:
+    value = etag.encode() + b"\n" + zlib.compress(body, 1)
+    if settings.CATALOGUE_SHARE_WRITE_SECONDS > 0:
+        writes.put(carry.key, value)
+    else:
+        _set_all({carry.key: value})
+
+
+def _set_all(values: dict[str, bytes]) -> None:
+    """Set ``values`` in Redis for ``CATALOGUE_SHARED_SECONDS``, in one pipeline; a
+    failure is logged and forgotten (the database answers as before)."""
     from django_redis import get_redis_connection
 
     from core.redis import UNREACHABLE
 
-    value = etag.encode() + b"\n" + zlib.compress(body, 1)
+    ttl = max(1, int(settings.CATALOGUE_SHARED_SECONDS))
     try:
-        get_redis_connection("default").set(
-            carry.key, value, ex=max(1, int(settings.CATALOGUE_SHARED_SECONDS))
-        )
+        pipe = get_redis_connection("default").pipeline(transaction=False)
+        for key, value in values.items():
+            pipe.set(key, value, ex=ttl)
+        pipe.execute()
     except UNREACHABLE as exc:
-        logger.warning("a record or page was not shared through Redis: %s", exc)
+        logger.warning("%d record(s) or page(s) not shared through Redis: %s", len(values), exc)
+
+
+# At most this many copies wait for the writer: past it a copy is not shared (a worker
+# whose Redis is slow keeps bounded memory; the database answers those reads).
+MAX_PENDING = 2000
+
+
+class SharedWrites:
+    """Copies to share, set by a daemon thread of this worker ``CATALOGUE_SHARE_WRITE_SECONDS``
+    after the first of them came, all in one pipeline (issue 41.2): off the request's
+    path. Started on first use, after a pre-forking server's fork; ``drain`` writes
+    what waits at once (the tests, a stop)."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def put(self, key: str, value: bytes) -> None:
+        with self._lock:
+            if len(self._pending) >= MAX_PENDING and key not in self._pending:
+                return
+            self._pending[key] = value
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="shared-writes", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def pending(self) -> list[str]:
+        with self._lock:
+            return list(self._pending)
+
+    def drain(self) -> int:
+        """Write what waits now; returns how many copies."""
+        with self._lock:
+            values, self._pending = self._pending, {}
+        if values:
+            _set_all(values)
+        return len(values)
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            time.sleep(settings.CATALOGUE_SHARE_WRITE_SECONDS)
+            try:
+                self.drain()
+            except Exception:  # the thread outlives any failure; the copies are lost
+                logger.exception("shared copies not written")
+
+    def reset(self) -> None:
+        """After a fork: the parent's thread and lock do not exist in the child."""
+        self._pending, self._lock = {}, threading.Lock()
+        self._wake, self._thread = threading.Event(), None
+
+
+writes = SharedWrites()
+os.register_at_fork(after_in_child=writes.reset)

@@ -164,3 +164,34 @@ def test_with_the_worker_memory_off_nothing_is_shared(sr28_small, unthrottled):
     assert unthrottled.get(RECORD).status_code == 200
     if settings.REDIS_URL:
         assert _shared_keys() == []
+
+
+@needs_redis
+def test_a_copy_is_written_off_the_requests_path(sr28_small, unthrottled, memory_on, settings):
+    # Issue 41.2: the request hands its copy to the worker's writer thread and answers;
+    # the thread sets it (one pipeline for all it gathered) a moment later.
+    settings.CATALOGUE_SHARE_WRITE_SECONDS = 3  # the thread waits: the test drains first
+    first = unthrottled.get(RECORD)
+    assert first.status_code == 200
+    assert _shared_keys() == []  # not written by the request
+    assert len(shared.writes.pending()) == 1
+    assert shared.writes.drain() == 1
+    assert len(_shared_keys()) == 1
+    _another_worker()
+    with CaptureQueriesContext(connection) as captured:
+        again = unthrottled.get(RECORD)
+    assert again.content == first.content and food_queries(captured) == []
+
+
+@needs_redis
+def test_the_writer_thread_writes_what_it_gathered(sr28_small, unthrottled, memory_on, settings):
+    import time
+
+    settings.CATALOGUE_SHARE_WRITE_SECONDS = 0.01
+    for public_id in ("sr28-01001", "sr28-01002"):
+        assert unthrottled.get(f"/v1/foods/{public_id}").status_code in (200, 404)
+    deadline = time.monotonic() + 10  # a thread of an earlier test may be waiting 3 s
+    while shared.writes.pending() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert shared.writes.pending() == []
+    assert _shared_keys()
