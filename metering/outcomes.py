@@ -42,7 +42,8 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q, Sum
+from django.db.models import F, Q, Sum, Window
+from django.db.models.functions import RowNumber
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
@@ -348,12 +349,19 @@ def _add(rows: Sequence[tuple]) -> None:
 
 def _prune(key_ids: Iterable[int], *, cutoff: datetime) -> None:
     """Forget the written keys' requests older than ``cutoff`` or beyond their newest
-    ``KEEP_REQUESTS``."""
-    for key_id in key_ids:
-        mine = KeyRequest.objects.filter(key_id=key_id)
-        mine.filter(at__lte=cutoff).delete()
-        beyond = mine.order_by("-at", "-id").values("id")[KEEP_REQUESTS:]
-        KeyRequest.objects.filter(id__in=list(beyond.values_list("id", flat=True))).delete()
+    ``KEEP_REQUESTS``: two statements for every key of the write (the newest found by
+    a window function, on PostgreSQL and SQLite alike)."""
+    keys = list(key_ids)
+    if not keys:
+        return
+    KeyRequest.objects.filter(key_id__in=keys, at__lte=cutoff).delete()
+    ranked = KeyRequest.objects.filter(key_id__in=keys).annotate(
+        newest=Window(
+            RowNumber(), partition_by=F("key_id"), order_by=[F("at").desc(), F("id").desc()]
+        )
+    )
+    beyond = ranked.filter(newest__gt=KEEP_REQUESTS).values("id")
+    KeyRequest.objects.filter(id__in=beyond).delete()
 
 
 # --- Reading --------------------------------------------------------------------------
