@@ -16,7 +16,7 @@ from core.requestnotes import notes_of
 from keys.selectors import key_exists
 from metering.headers import ratelimit_headers
 from metering.history import OUTCOME_NAMES
-from metering.history_range import RangeError, parse_range
+from metering.history_range import HistoryRange, RangeError, parse_range
 from metering.outcomes import (
     KEEP_REQUESTS,
     OUTCOME_CLASSES,
@@ -153,10 +153,7 @@ class UsageHistoryView(APIView):
     throttle_classes: list = []
 
     def get(self, request: Request) -> Response:
-        try:
-            history = parse_range(_single_params(request), now=meter_now())
-        except RangeError as error:
-            raise problems.InvalidParameter(error.parameter, error.detail) from None
+        history = _history_range(request)
         series = usage_history_by_key(account_id=request.auth.account_id, history=history)
         if history.key_id is not None and history.key_id not in series:  # not this account's
             raise problems.NotFound(f"No key with id {history.key_id}.")
@@ -197,6 +194,15 @@ def _single_params(request: Request) -> dict[str, str]:
     return params
 
 
+def _history_range(request: Request) -> HistoryRange:
+    """The range the query names (``metering.history_range.parse_range``); a bad one is
+    the invalid-parameter problem naming its parameter."""
+    try:
+        return parse_range(_single_params(request), now=meter_now())
+    except RangeError as error:
+        raise problems.InvalidParameter(error.parameter, error.detail) from None
+
+
 def _own_key(request: Request, key_id: int | None) -> None:
     """A key id of another account is a 404, like an unknown one."""
     if key_id is not None and not key_exists(key_id=key_id, account_id=request.auth.account_id):
@@ -212,10 +218,7 @@ class UsageOutcomesView(APIView):
     throttle_classes: list = []
 
     def get(self, request: Request) -> Response:
-        try:
-            history = parse_range(_single_params(request), now=meter_now())
-        except RangeError as error:
-            raise problems.InvalidParameter(error.parameter, error.detail) from None
+        history = _history_range(request)
         _own_key(request, history.key_id)
         rows = request_outcomes(
             account_id=request.auth.account_id,
