@@ -109,13 +109,6 @@ class FoodListView(CatalogueReadView):
         path, params, query, market, depth = self._asked(request)
         decision = meter_decision(request)
         carried = None if decision is None else decision.carried
-        if (
-            self.carry is None
-            and shared.separately()
-            and not rendering.local_pages.holds((path, market, depth))
-        ):  # a meter that carries nothing (a Redis Cluster): one GET of our own
-            self.carry = shared.page_carry(path=path, market=market, depth=depth)
-            carried = None if self.carry is None else shared.fetch(self.carry)
         # Everything a page depends on: the request's path and query (q cleaned), and
         # the caller's market and depth (catalogue/delivery/rendering.py keeps it for the
         # catalogue version).
@@ -237,13 +230,6 @@ class FoodDetailView(CatalogueReadView):
         market = policies.foods_market(principal=request.auth)
         decision = meter_decision(request)
         carried = None if decision is None else decision.carried
-        if (
-            self.carry is None
-            and shared.separately()
-            and not rendering.local_records.holds((public_id, market))
-        ):  # a meter that carries nothing (a Redis Cluster): one GET of our own
-            self.carry = shared.record_carry(public_id=public_id, market=market)
-            carried = None if self.carry is None else shared.fetch(self.carry)
         body, etag = shared.food_record(
             public_id=public_id, market=market, carry=self.carry, carried=carried
         )

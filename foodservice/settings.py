@@ -260,7 +260,7 @@ CATALOGUE_MEMORY_MB = float(env_str("CATALOGUE_MEMORY_MB", "64"))
 # trip: a record missing from a worker's memory then costs no database query. Keyed by
 # the catalogue version, so a load is never served stale; ~1.2 KB a record. 0 turns it
 # off; it is off without Redis. Search pages are shared the same way (issue 41.1); on a
-# Redis Cluster (whose meter carries nothing) a view reads a copy with a GET of its own.
+# Redis Cluster the meter reads a copy with a GET after its script (no pipelined script).
 CATALOGUE_SHARED_SECONDS = float(env_str("CATALOGUE_SHARED_SECONDS", "3600"))
 # Issue 41.2: a copy is written to Redis off the request's path, by a thread of the
 # worker that sets what it gathered in one pipeline this many seconds after the first

@@ -90,9 +90,7 @@ class RedisMeter:
         self._seen: set[int] = set()
         self._seen_lock = threading.Lock()
 
-    @property
-    def carries(self) -> bool:
-        return not self.on_cluster
+    carries = True
 
     def state_key(self, account_id: int) -> str:
         return f"{self.prefix}meter:{{a{account_id}}}"
@@ -132,7 +130,7 @@ class RedisMeter:
         if not peek:
             with self._seen_lock:
                 self._seen.add(account_id)
-        tally = self._run(account_id, [*args, 0, check], carry=carry if self.carries else None)
+        tally = self._run(account_id, [*args, 0, check], carry=carry)
         if tally.outcome == Outcome.NEED_SEED:
             loaded = seed()
             pairs: list[Any] = [v for hour, n in loaded.hours.items() if n for v in (hour, n)]
@@ -148,6 +146,9 @@ class RedisMeter:
         carried = None
         if carry is None:
             reply = self._call(self.script, keys, args)
+        elif self.on_cluster:
+            reply = self._call(self.script, keys, args)
+            carried = self._get_quietly(carry)
         else:
             reply, carried = self._call_carrying(keys, args, carry)
         outcome, used, tat, hour, *hours = (int(v) for v in reply)
@@ -171,6 +172,15 @@ class RedisMeter:
         elif isinstance(reply, Exception):
             raise reply
         return reply, None if isinstance(carried, Exception) else carried
+
+    def _get_quietly(self, key: str) -> Any:
+        """``key``'s value, or None when Redis does not answer it: a carried value is
+        an optimisation, never a reason to fail the request the script decided."""
+        try:
+            with _reaching_redis():
+                return self.client.get(key)
+        except MeterUnavailable:
+            return None
 
     def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
         with _reaching_redis():

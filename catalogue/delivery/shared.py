@@ -30,9 +30,9 @@ meter's pipeline.
   ``CATALOGUE_SHARE_WRITE_SECONDS`` later; a record's first read then costs one round
   trip beyond the meter (its query), not two.
 - **On a Redis Cluster too** (issue 41.1). A cluster runs no script in a pipeline, and a
-  shared copy's key lies in another slot than the account's, so its meter carries
-  nothing: there the view reads the copy itself (``fetch``, one ``GET``, only when its
-  worker's memory misses), which still spares the query.
+  shared copy's key lies in another slot than the account's: there the meter reads the
+  copy with a ``GET`` of its own after its script (metering/backends.py), a second round
+  trip, which still spares the query.
 
 A value is the ETag, a newline, and the body compressed as the worker memory keeps it
 (zlib level 1): a hit goes into that memory without compressing again.
@@ -131,30 +131,6 @@ def food_page(
     if carry is not None:
         _share(carry, body, etag)
     return body, etag
-
-
-def separately() -> bool:
-    """Whether a view reads a shared copy itself (``fetch``): Redis is there but the meter
-    carries nothing (a Redis Cluster; see the module)."""
-    if not settings.REDIS_URL or settings.CATALOGUE_SHARED_SECONDS <= 0:
-        return False
-    from metering.backends import get_meter
-
-    return not get_meter().carries
-
-
-def fetch(carry: Carry) -> bytes | None:
-    """The shared copy at ``carry``, read with one ``GET`` (None when there is none or
-    Redis does not answer: the database does)."""
-    from django_redis import get_redis_connection
-
-    from core.redis import UNREACHABLE
-
-    try:
-        return get_redis_connection("default").get(carry.key)
-    except UNREACHABLE as exc:
-        logger.warning("a shared record or page was not read from Redis: %s", exc)
-        return None
 
 
 def _unpack(value: bytes) -> tuple[bytes, bytes, str] | None:

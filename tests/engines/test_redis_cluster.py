@@ -40,7 +40,7 @@ committed = pytest.mark.django_db(transaction=True)
 def test_the_service_builds_cluster_clients(on_cluster: ThrowawayRedisCluster):
     assert isinstance(redis_client(on_cluster.url), RedisCluster)
     assert isinstance(get_meter().client, RedisCluster)
-    assert get_meter().carries is False  # no script in a pipeline: views GET shared copies
+    assert get_meter().carries  # after its script (no script in a pipeline): a GET
     assert isinstance(caches["keys"].client.get_client(), RedisCluster)
 
 
@@ -179,9 +179,9 @@ def test_a_usage_flush_forgets_copied_hours_on_a_cluster(on_cluster, clock):
 def test_records_and_search_pages_are_shared_on_a_cluster(
     on_cluster: ThrowawayRedisCluster, settings
 ):
-    # Issue 41.1: the meter carries nothing here, so a view whose worker memory misses
-    # reads the shared copy with a GET of its own: no query for a record or a page any
-    # worker read lately.
+    # Issue 41.1: the cluster runs no script in a pipeline, so the meter reads a shared
+    # copy with a GET after its script: no query for a record or a page any worker read
+    # lately.
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 

@@ -1,7 +1,8 @@
 """Search pages shared by every worker through Redis and read in the meter's own round
 trip (catalogue.delivery.shared, issue 41.1): a page another worker answered costs no
 search query, is scoped by market, depth and every parameter, never served across a
-load, and nothing is shared when the meter carries nothing."""
+load, and nothing is shared when turned off or with the worker memory off (a Redis
+Cluster: tests/engines)."""
 
 from __future__ import annotations
 
@@ -106,23 +107,3 @@ def test_a_bad_search_is_still_the_problem_it_was(sr28_small, unthrottled, taste
     assert listing.status_code in (400, 403)
     if settings.REDIS_URL:
         assert _page_keys() == []
-
-
-def test_a_meter_that_carries_nothing_reads_the_shared_page_itself(
-    sr28_small, unthrottled, memory_on, settings
-):
-    from metering.backends import get_meter, meter_reset
-
-    settings.METER_BACKEND = "memory"  # stands for a Redis Cluster's meter (see records)
-    meter_reset()
-    assert get_meter().carries is False
-    first = unthrottled.get(SEARCH)
-    _another_worker()
-    with CaptureQueriesContext(connection) as captured:
-        again = unthrottled.get(SEARCH)
-    assert again.content == first.content
-    if settings.REDIS_URL:
-        assert len(_page_keys()) == 1
-        assert food_queries(captured) == []
-    else:
-        assert food_queries(captured)

@@ -127,35 +127,20 @@ def test_a_refused_request_serves_nothing_it_carried(sr28_small, taster, memory_
     assert b"Butter" not in answers[-1].content
 
 
-def test_nothing_is_shared_when_turned_off(sr28_small, unthrottled, memory_on, settings):
+def test_nothing_is_shared_when_turned_off_or_without_a_carrying_meter(
+    sr28_small, unthrottled, memory_on, settings
+):
     settings.CATALOGUE_SHARED_SECONDS = 0
     assert shared.record_carry(public_id="sr28-01001", market=None) is None
-    assert not shared.separately()
+    assert unthrottled.get(RECORD).status_code == 200
+    settings.CATALOGUE_SHARED_SECONDS = 3600
+    settings.METER_BACKEND = "memory"  # the embedded default's meter
+    meter_reset()
+    assert get_meter().carries is False
+    _another_worker()
     assert unthrottled.get(RECORD).status_code == 200
     if settings.REDIS_URL:
         assert _shared_keys() == []
-
-
-def test_a_meter_that_carries_nothing_reads_the_shared_copy_itself(
-    sr28_small, unthrottled, memory_on, settings
-):
-    # Issue 41.1: a Redis Cluster's meter carries nothing (tests/engines run it on one);
-    # here the in-process meter beside Redis stands for it. Without Redis (the
-    # embedded default) nothing is shared.
-    settings.METER_BACKEND = "memory"
-    meter_reset()
-    assert get_meter().carries is False
-    assert shared.separately() == bool(settings.REDIS_URL)
-    first = unthrottled.get(RECORD)
-    _another_worker()
-    with CaptureQueriesContext(connection) as captured:
-        again = unthrottled.get(RECORD)
-    assert again.content == first.content
-    if settings.REDIS_URL:
-        assert len(_shared_keys()) == 1
-        assert food_queries(captured) == []  # one GET of the view's own, no query
-    else:
-        assert food_queries(captured)
 
 
 def test_with_the_worker_memory_off_nothing_is_shared(sr28_small, unthrottled):
