@@ -163,11 +163,38 @@ def endpoint_of(request: HttpRequest) -> str:
     sent (bounded, whatever the client sends)."""
     match = getattr(request, "resolver_match", None)
     route = _route_path(match.route) if match is not None and match.route else "other"
-    method = request.method if request.method in _METHODS else "OTHER"
-    return f"{method} {route}" if route != "other" else f"{method} other"
+    return f"{_method(request)} {route}"
 
 
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def _method(request: HttpRequest) -> str:
+    return request.method if request.method in _METHODS else "OTHER"
+
+
+def _entry(
+    request: HttpRequest, *, endpoint: str, status: int, kind: str, seconds: float, hour: int | None
+) -> RequestEntry:
+    """The log entry of ``request`` as ``endpoint`` answered it. ``hour``: the hour number
+    the meter counted it in, if metered: the entry is counted there even if the answer
+    came later."""
+    at = timezone.now()
+    if hour is not None:
+        start = hour_start(hour)
+        if not start <= at < start + timedelta(hours=1):
+            at = start + timedelta(hours=1) - timedelta(microseconds=1)
+    return RequestEntry(
+        at=at,
+        method=_method(request),
+        path=redact(request.path)[:PATH_LENGTH],
+        endpoint=endpoint[:80],
+        status=status,
+        kind=kind[:40],
+        latency_ms=round(seconds * 1000, 2),
+        address=client_address(request.META, proxies=settings.TRUSTED_PROXY_COUNT)[:64],
+        request_id=(notes_of(request).request_id or "")[:128],
+    )
 
 
 def outcome_note(
@@ -191,30 +218,19 @@ def outcome_note(
     if ref is None:
         return
     decision = notes.meter_decision
-    now = timezone.now()
-    at = now
-    if decision is not None and getattr(decision, "hour", None) is not None:
-        # Count the request in the hour the meter counted it, even if it ended later.
-        start = hour_start(decision.hour)
-        if not start <= now < start + timedelta(hours=1):
-            at = start + timedelta(hours=1) - timedelta(microseconds=1)
     counted = (
         decision is not None
         and decision.refused_by is None
         and not notes.meter_refunded
         and response.status_code < 500
     )
-    method = request.method if request.method in _METHODS else "OTHER"
-    entry = RequestEntry(
-        at=at,
-        method=method,
-        path=redact(request.path)[:PATH_LENGTH],
+    entry = _entry(
+        request,
         endpoint=endpoint_of(request),
         status=response.status_code,
-        kind=(kind or "")[:40],
-        latency_ms=round(seconds * 1000, 2),
-        address=client_address(request.META, proxies=settings.TRUSTED_PROXY_COUNT)[:64],
-        request_id=(notes.request_id or "")[:128],
+        kind=kind or "",
+        seconds=seconds,
+        hour=None if decision is None else decision.hour,
     )
     buffer.note(ref, account_id, entry, counted=counted)
 
@@ -229,21 +245,13 @@ def outcome_note_for(
     kind: str = "",
     counted: bool,
     seconds: float,
+    hour: int | None = None,
 ) -> None:
     """Note a request metered outside the API's views (the dashboard's playground, which
     meters the chosen key itself) as the request ``endpoint`` would be, with the path
-    and address of ``request``; so the outcomes stay exact against the meter."""
-    entry = RequestEntry(
-        at=timezone.now(),
-        method=request.method if request.method in _METHODS else "OTHER",
-        path=redact(request.path)[:PATH_LENGTH],
-        endpoint=endpoint[:80],
-        status=status,
-        kind=kind[:40],
-        latency_ms=round(seconds * 1000, 2),
-        address=client_address(request.META, proxies=settings.TRUSTED_PROXY_COUNT)[:64],
-        request_id=(notes_of(request).request_id or "")[:128],
-    )
+    and address of ``request`` and the ``hour`` its decision counted it in; so the
+    outcomes stay exact against the meter."""
+    entry = _entry(request, endpoint=endpoint, status=status, kind=kind, seconds=seconds, hour=hour)
     buffer.note(key_id, account_id, entry, counted=counted)
 
 

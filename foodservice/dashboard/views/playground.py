@@ -207,6 +207,8 @@ def _metered(
     principal = principal_build(key=key)
     start = time.perf_counter()
 
+    hour: int | None = None  # the hour the meter counted the request in, once decided
+
     def note(status: int, kind: str = "", *, counted: bool) -> None:
         outcome_note_for(
             request,
@@ -217,12 +219,14 @@ def _metered(
             kind=kind,
             counted=counted,
             seconds=time.perf_counter() - start,
+            hour=hour,
         )
 
     try:
         decision = usage_consume(principal=principal, now=meter_now())
     except (MeterUnavailable, StalePrincipal):
         return {"problem": "The meter cannot be reached just now; try again in a moment."}
+    hour = decision.hour
     if not decision.allowed:
         burst = decision.refused_by == "burst"
         note(429, "burst-limit-exceeded" if burst else "quota-exceeded", counted=False)
