@@ -55,6 +55,10 @@ def server_env(**extra: str) -> dict[str, str]:
     the background while a test's teardown truncates the tables deadlocks on PostgreSQL
     (its insert's foreign-key check against TRUNCATE's locks), failing that teardown.
     The tests of the flusher itself (tests/faults, tests/metering/test_server.py) set it.
+
+    Servers run ``tests.support.server_settings`` (the project's settings with the test
+    run's fast password hasher) unless a test names other settings: Argon2 at 100 MB
+    per sign-in attempt made the lockout tests' servers a tenth of their pass's CPU.
     """
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(
@@ -65,6 +69,7 @@ def server_env(**extra: str) -> dict[str, str]:
         DEBUG="0",
         SECURE_COOKIES="0",
         METER_FLUSH_SECONDS="0",
+        DJANGO_SETTINGS_MODULE="tests.support.server_settings",
     )
     if settings.REDIS_URL:
         env["REDIS_URL"] = settings.REDIS_URL
