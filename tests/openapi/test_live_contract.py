@@ -29,7 +29,7 @@ from keys.services import key_create
 from tests.factories import AccountFactory
 from tests.support.servers import gunicorn
 
-pytestmark = [pytest.mark.server, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.server, pytest.mark.fuzz, pytest.mark.django_db(transaction=True)]
 
 EXAMPLES = int(os.environ.get("DOCS_FUZZ_EXAMPLES", "25"))
 SEED = os.environ.get("DOCS_FUZZ_SEED", "1")
