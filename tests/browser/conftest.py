@@ -1,5 +1,6 @@
 """Playwright fixtures: Debian's Chromium (never a downloaded browser) driving the
-live server. Screenshots of every page go to ``test-artifacts/browser/``.
+live server. Screenshots go to ``test-artifacts/browser/``: of a failing test's page, and
+of every page the tests visit when ``BROWSER_SCREENSHOTS=1``.
 
 One Chromium per module (``chromium``), a fresh context per test (``page``).
 Playwright's sync API runs an event loop in the test's thread, so Django's guard
@@ -72,14 +73,40 @@ def page(chromium, live_server) -> Iterator[object]:
     connections.close_all()
 
 
+# Every page's screenshot costs Chromium a full-page PNG (a tenth of these tests' CPU):
+# taken when BROWSER_SCREENSHOTS=1 asks for them, and of a failing test's page always.
+EVERY_SHOT = os.environ.get("BROWSER_SCREENSHOTS", "") == "1"
+
+
 @pytest.fixture
 def shot():
-    """``shot(page, "name")`` saves a full-page screenshot under test-artifacts/browser/."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    """``shot(page, "name")`` saves a full-page screenshot under test-artifacts/browser/
+    when ``BROWSER_SCREENSHOTS=1``; otherwise only a failing test's page is saved
+    (``pytest_runtest_makereport``)."""
 
-    def save(page, name: str) -> Path:
+    def save(page, name: str) -> Path | None:
+        if not EVERY_SHOT:
+            return None
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
         page.screenshot(path=str(path), full_page=True)
         return path
 
     return save
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A failing browser test leaves its page as it was: ``failed-<test>.png``."""
+    report = yield
+    page = getattr(item, "funcargs", {}).get("page") or getattr(item, "funcargs", {}).get(
+        "axe_page"
+    )
+    if report.when == "call" and report.failed and page is not None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        name = "".join(c if c.isalnum() else "-" for c in item.name)[:120]
+        try:
+            page.screenshot(path=str(ARTIFACTS / f"failed-{name}.png"), full_page=True)
+        except Exception as exc:  # a crashed page: the failure itself is what matters
+            report.sections.append(("screenshot", f"no screenshot: {exc}"))
+    return report

@@ -1,5 +1,6 @@
-"""Every dashboard page at phone and desktop widths, in Chromium (issue 15): screenshots
-at 390, 1280 and 1440 px in ``test-artifacts/browser/layout-<page>-<width>.png``; no page
+"""Every dashboard page at phone and desktop widths, in Chromium (issue 15), at 390,
+1280 and 1440 px (screenshots with ``BROWSER_SCREENSHOTS=1``:
+``test-artifacts/browser/layout-<page>-<width>.png``); no page
 is wider than the screen, even with a 100-character label that has no spaces; every
 key's actions stay in view; the navigation shows every item; charts stay legible."""
 

@@ -3,7 +3,8 @@ Chromium at 390, 1280 and 1440 px: five keys (one rotated, one revoked), 100-cha
 labels with and without spaces, a long e-mail address, the day's quota spent, and every
 outcome (admitted, quota 429, burst 429, failed) in the history.
 
-Screenshots: ``test-artifacts/browser/lived-in-<page>-<width>.png``. Checked on every
+Screenshots (``BROWSER_SCREENSHOTS=1``): ``test-artifacts/browser/lived-in-<page>-<width>.png``.
+Checked on every
 page: no sideways scroll of the page, no header on two rows; on the keys page every
 action of every row lies inside the card."""
 
