@@ -30,6 +30,7 @@ from tests.factories import AccountFactory, FoodFactory
 from tests.support.keys import principal_of
 from tests.support.meter_cases import CASES, admitted_of, run
 from tests.support.scale_out import ThrowawayRedisCluster
+from tests.support.servers import gunicorn
 from tests.support.workers import check_changes_are_seen_by_every_worker
 
 # Tests that start gunicorn or read through the stack commit their data (other processes
@@ -122,7 +123,8 @@ def test_the_other_caches_work_across_slots(on_cluster: ThrowawayRedisCluster):
 
 @committed
 def test_changes_are_seen_by_every_worker_on_a_cluster(on_cluster: ThrowawayRedisCluster):
-    check_changes_are_seen_by_every_worker(REDIS_URL=on_cluster.url, REDIS_CLUSTER="1")
+    with gunicorn(workers=2, REDIS_URL=on_cluster.url, REDIS_CLUSTER="1") as base:
+        check_changes_are_seen_by_every_worker(base)
 
 
 @committed

@@ -5,17 +5,28 @@ full-catalogue run is the benchmark (bench/RESULTS.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from catalogue.importers.load import catalogue_load
+from catalogue.selectors import catalogue_cache_forget
 from tests.catalogue.conftest import DATA
 from tests.support.judged import search_scoring, search_set
+from tests.support.shared_rows import shared_rows
+
+pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def judged_sample(db: None) -> None:
+def load_judged() -> None:
     catalogue_load(source="fdc", path=DATA / "judged" / "fdc" / "fooddata.csv")
     catalogue_load(source="sr28", path=DATA / "judged" / "sr28")
+
+
+# Loaded once for the module (tests/support/shared_rows.py): every test here reads it.
+@pytest.fixture(scope="module")
+def judged_sample(django_db_setup: None, django_db_blocker) -> Iterator[None]:
+    yield from shared_rows(django_db_blocker, load_judged)
 
 
 def test_judged_set_meets_its_targets_on_real_rows(judged_sample, monkeypatch):
@@ -63,8 +74,10 @@ def test_the_report_lists_every_miss_and_both_rates(judged_sample):
 
 
 @pytest.fixture
-def judged_sample_with_ifct(judged_sample: None) -> None:
+def judged_sample_with_ifct(judged_sample: None, db: None) -> Iterator[None]:
     catalogue_load(source="ifct")  # the whole vendored table: market IN
+    yield
+    catalogue_cache_forget()  # the load is rolled back with the test: so is what it cached
 
 
 def test_sets_judged_on_the_first_row_meet_their_targets_on_real_rows(
