@@ -12,7 +12,7 @@ import pytest
 from catalogue.delivery import rendering
 from catalogue.models import Food, FoodRendering
 from catalogue.nutrients import HEADLINES, headline_amounts, net_carbs
-from tests.factories import FoodFactory
+from tests.factories import FoodFactory, MarketFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -115,3 +115,19 @@ def test_a_rendering_stored_before_net_carbs_is_made_again_on_its_next_read(tast
     assert response.json()["data"]["nutrients_per_100g"]["net_carbs_g"] == 6.0
     again = FoodRendering.objects.get(food_id=food.pk)
     assert again.format == rendering.render_format() and b"net_carbs_g" in bytes(again.record)
+
+
+def test_an_indian_food_has_no_net_carbs(paid):
+    """IFCT's carbohydrate is available carbohydrate (10001, fibre already out), not
+    USDA's 205 by difference: the headline carbohydrate is null, and so is net carbs."""
+    food = FoodFactory(
+        source="ifct",
+        source_id="A002",
+        name="Netcarb dal",
+        data_type="ifct2017",
+        market=MarketFactory(code="IN", name="India"),
+        nutrients={"291": 5.0, "10001": 20.0},
+    )
+    record = paid.get(f"/v1/foods/{food.public_id}").json()["data"]
+    assert record["nutrients_per_100g"]["fiber_g"] == 5.0
+    assert record["nutrients_per_100g"]["net_carbs_g"] is None
