@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote
@@ -29,15 +28,9 @@ from urllib.parse import unquote
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.kits.loadkit import percentile  # noqa: E402
+from bench.kits.loadkit import elapsed_ms, percentile  # noqa: E402
 
 GROUPED = "SELECT DISTINCT category_id, market_id FROM catalogue_food"
-
-
-def _ms(fn: Callable[[], object]) -> float:
-    started = time.perf_counter()
-    fn()
-    return (time.perf_counter() - started) * 1000
 
 
 def main() -> None:
@@ -97,7 +90,7 @@ def main() -> None:
         fn()  # warm
     for _ in range(args.rounds):
         for name, fn in cases.items():
-            times[name].append(_ms(fn))
+            times[name].append(elapsed_ms(fn))
     print(f"{'case':36} {'p50 ms':>8} {'p95 ms':>8}")
     for name, samples in times.items():
         print(f"{name:36} {percentile(samples, 50):8.2f} {percentile(samples, 95):8.2f}")

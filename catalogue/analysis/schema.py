@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter
+from drf_spectacular.utils import OpenApiExample
 
 from catalogue.analysis.api import MAX_LINE_LENGTH, MAX_LINES, MAX_SERVINGS
 from catalogue.analysis.eaten import NUTRITION_TYPES
@@ -21,6 +21,7 @@ from catalogue.schema.shapes import (
     NULLABLE_STRING,
     daily_values,
     headline_amounts,
+    market_parameter,
 )
 from core import problems
 from core.openapi import closed_object, component, operation, ratelimit_headers, view_schema
@@ -194,12 +195,9 @@ _TEXT_REQUEST: dict[str, Any] = closed_object(
 _TEXT_REQUEST["required"] = ["text"]
 # Exactly one of the two forms: each is closed, so a body with both matches neither.
 REQUEST: dict[str, Any] = {"oneOf": [_LINES_REQUEST, _TEXT_REQUEST]}
-MARKET = OpenApiParameter(
-    "market",
-    {"type": "string", "pattern": "^[A-Za-z]{2}$"},
-    OpenApiParameter.QUERY,
-    description="Paid tiers: match foods of this market only (`US` or `IN`); without it, "
-    "every market. Taster: its own market only (another is a 400).",
+MARKET = market_parameter(
+    "Paid tiers: match foods of this market only (`US` or `IN`); without it, every market. "
+    "Taster: its own market only (another is a 400)."
 )
 RULES = f"""
 One result per line, in order. Send 1 to {MAX_LINES} lines of at most {MAX_LINE_LENGTH}

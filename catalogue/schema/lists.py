@@ -7,12 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter
-
 from catalogue.schema.components import CATEGORY, NUTRIENT
 from catalogue.schema.foods_parameters import page_parameters
 from catalogue.schema.reads import read
-from catalogue.schema.shapes import NULLABLE_STRING, PAGE_LINKS
+from catalogue.schema.shapes import NULLABLE_STRING, PAGE_LINKS, market_parameter
 from core import problems
 from core.openapi import closed_object, component, view_schema
 
@@ -50,12 +48,9 @@ CATEGORY_LIST = component(
         "A page of categories by id.",
     ),
 )
-_MARKET = OpenApiParameter(
-    "market",
-    {"type": "string", "pattern": "^[A-Za-z]{2}$"},
-    OpenApiParameter.QUERY,
-    description="Paid tiers: only the categories holding foods of this market (`US` or "
-    "`IN`). Taster: its own market only.",
+_MARKET = market_parameter(
+    "Paid tiers: only the categories holding foods of this market (`US` or `IN`). Taster: "
+    "its own market only (another is a 400)."
 )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import OpenApiParameter
+
 from catalogue.models import Source
 from catalogue.nutrients import HEADLINES, NET_CARBS
 from core.openapi import closed_object
@@ -47,6 +49,17 @@ PAGE_LINKS = closed_object(
         "prev": NULLABLE_STRING | {"description": "Null on the first page."},
     }
 )
+
+
+def market_parameter(description: str) -> OpenApiParameter:
+    """The ``market`` query parameter (a two-letter code, any case) that ``description``
+    explains for its operation."""
+    return OpenApiParameter(
+        "market",
+        {"type": "string", "pattern": "^[A-Za-z]{2}$"},
+        OpenApiParameter.QUERY,
+        description=description,
+    )
 
 
 def links(*names: str) -> dict[str, Any]:
