@@ -16,7 +16,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from catalogue import policies, selectors
+from catalogue import policies, reference_lists, selectors
 from catalogue.delivery import rendering, serializers, shared
 from catalogue.delivery.conditional import CACHE_CONTROL, etag_for, etag_of_bytes, is_not_modified
 from catalogue.search import suggest
@@ -323,3 +323,52 @@ def food_search_answer(*, principal: Any, q: str, market: str = "") -> dict[str,
             "total_exact": page.total_exact,
         },
     }
+
+
+class ReferenceListView(CatalogueReadView):
+    """A reference list (catalogue.reference_lists): paged like ``GET /v1/foods``, each
+    item the record by id. Pages are kept in the worker's memory for the catalogue
+    version, like suggestions: every caller of a market reads the same few pages."""
+
+    kind: str
+
+    def require(self, request: Request) -> None:
+        """Raises what comes before any parameter is read (nothing by default)."""
+
+    def market(self, request: Request, query: reference_lists.ListQuery) -> str | None:
+        """The market the list is of (None: every market, or none applies)."""
+        return None
+
+    def get(self, request: Request) -> HttpResponseBase:
+        self.require(request)
+        params = dict(request.query_params.lists())
+        query = reference_lists.list_query_parse(kind=self.kind, params=params)
+        market = self.market(request, query)
+        path = request.get_full_path()
+        body, etag = rendering.local_pages.remember(
+            (self.kind, path, market),
+            lambda: reference_lists.list_body(query=query, path=path, market=market),
+        )
+        return self.respond_rendered(request, body, etag)
+
+
+class NutrientListView(ReferenceListView):
+    """``GET /v1/nutrients``: every nutrient, in USDA's display order; any tier, no
+    market (one table for both markets)."""
+
+    kind = reference_lists.NUTRIENTS
+
+
+class CategoryListView(ReferenceListView):
+    """``GET /v1/categories``: the categories of the foods the caller reads: its own
+    market on Taster (a market chosen first, as every foods read), every market or
+    ``market=`` on paid tiers."""
+
+    kind = reference_lists.CATEGORIES
+
+    def require(self, request: Request) -> None:
+        # A Taster without a market: before any parameter, as on every foods read (spec 3.2).
+        policies.require_market(principal=request.auth)
+
+    def market(self, request: Request, query: reference_lists.ListQuery) -> str | None:
+        return policies.foods_market(principal=request.auth, requested=query.market)

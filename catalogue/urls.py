@@ -16,4 +16,6 @@ urlpatterns = [
     path("nutrients/<str:nutrient_id>", api.NutrientDetailView.as_view(), name="nutrient"),
     path("categories/<str:slug>", api.CategoryDetailView.as_view(), name="category"),
     path("sources", api.SourceListView.as_view(), name="sources"),
+    path("nutrients", api.NutrientListView.as_view(), name="nutrients"),
+    path("categories", api.CategoryListView.as_view(), name="categories"),
 ]

@@ -92,8 +92,9 @@ PROBLEM_DOCS: dict[str, ProblemDoc] = {
         "tiers page through every match.",
     ),
     "market-not-selected": ProblemDoc(
-        when="Taster tier: any foods request (`/v1/foods`, `/v1/foods/{id}`) before the "
-        "account has chosen its market. Checked before anything else in the request.",
+        when="Taster tier: any foods request (`/v1/foods`, `/v1/foods/{id}`, "
+        "`/v1/suggest`, `/v1/categories`) before the account has chosen its market. "
+        "Checked before anything else in the request.",
         action='Choose the market once, with `PUT /v1/market` and `{"market": "US"}` '
         "or in the dashboard; `GET /v1/market` lists the markets offered. It applies to "
         "every key of the account at once.",

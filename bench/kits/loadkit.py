@@ -33,7 +33,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -457,6 +457,13 @@ class Client:
 
 
 # --- figures and checks ----------------------------------------------------------------------
+
+
+def elapsed_ms(fn: Callable[[], object]) -> float:
+    """How long ``fn()`` took, in milliseconds."""
+    started = time.perf_counter()
+    fn()
+    return (time.perf_counter() - started) * 1000
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -21,15 +21,13 @@ import importlib.util
 import os
 import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.kits.loadkit import percentile  # noqa: E402
+from bench.kits.loadkit import elapsed_ms, percentile  # noqa: E402
 from bench.kits.queries import TYPED  # noqa: E402
 
 MARKETS = ("US", "IN", None)
@@ -45,12 +43,6 @@ def _before(root: Path) -> Any:
     sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
-
-
-def _ms(fn: Callable[[], object]) -> float:
-    started = time.perf_counter()
-    fn()
-    return (time.perf_counter() - started) * 1000
 
 
 def main() -> None:
@@ -86,8 +78,8 @@ def main() -> None:
         for q, m in cases:
             pair = [("before", before.food_suggest), ("after", suggest.food_suggest)]
             for name, fn in pair if round_ % 2 else reversed(pair):
-                times[name].append((q, _ms(lambda fn=fn, q=q, m=m: fn(q=q, market=m))))
-            times["floor"].append((q, _ms(floor)))
+                times[name].append((q, elapsed_ms(lambda fn=fn, q=q, m=m: fn(q=q, market=m))))
+            times["floor"].append((q, elapsed_ms(floor)))
     print(f"{len(cases)} keystrokes x {args.rounds} rounds; ms")
     print("| selector | p50 | p95 | p50, 1-2 letters | p95, 1-2 letters |")
     print("|---|---|---|---|---|")

@@ -7,19 +7,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter
+from drf_spectacular.utils import OpenApiExample
 
 from catalogue.analysis.api import MAX_LINE_LENGTH, MAX_LINES, MAX_SERVINGS
 from catalogue.analysis.eaten import NUTRITION_TYPES
 from catalogue.analysis.sentences import MAX_TEXT_LENGTH
 from catalogue.models import DataType
-from catalogue.nutrients import HEADLINES
+from catalogue.nutrients import HEADLINES, NET_CARBS
 from catalogue.schema.reads import METERED_KINDS, METERED_NOTE
-from catalogue.schema.shapes import LABEL, NULLABLE_NUMBER, NULLABLE_STRING, daily_values
+from catalogue.schema.shapes import (
+    LABEL,
+    NULLABLE_NUMBER,
+    NULLABLE_STRING,
+    daily_values,
+    headline_amounts,
+    market_parameter,
+)
 from core import problems
 from core.openapi import closed_object, component, operation, ratelimit_headers, view_schema
 
-_NUTRIENTS = {h.column: NULLABLE_NUMBER for h in HEADLINES}
 _REF = closed_object({"id": {"type": "string"}, "name": {"type": "string"}})
 _LINE = {
     "type": "object",
@@ -70,10 +76,9 @@ _LINE = {
             }
         )
         | {"nullable": True},
-        "nutrients": closed_object(
-            _NUTRIENTS,
+        "nutrients": headline_amounts(
             "The record's nutrients_per_100g keys, scaled to "
-            "grams; null where the food does not report one.",
+            "grams; null where the food does not report one."
         )
         | {"nullable": True},
         "alternatives": {
@@ -104,7 +109,7 @@ _META: dict[str, Any] = closed_object(
         },
         "incomplete_nutrients": {
             "type": "array",
-            "items": {"type": "string", "enum": list(_NUTRIENTS)},
+            "items": {"type": "string", "enum": [*(h.column for h in HEADLINES), NET_CARBS]},
             "description": "Nutrients some matched food does not report: "
             "their totals leave those lines out.",
         },
@@ -128,11 +133,12 @@ ANALYSIS = component(
                 "additionalProperties": False,
                 "properties": {
                     "ingredients": {"type": "array", "items": _LINE},
-                    "totals": closed_object(_NUTRIENTS, "Sums of the matched lines."),
-                    "per_serving": closed_object(
-                        _NUTRIENTS,
+                    "totals": headline_amounts(
+                        "Sums of the matched lines (net_carbs_g: of the lines' own)."
+                    ),
+                    "per_serving": headline_amounts(
                         "Present when the body gave `servings`: the totals divided by it "
-                        "(null stays null).",
+                        "(null stays null)."
                     ),
                     "daily_values": daily_values("totals", optional=("per_serving",)),
                     "label": LABEL
@@ -189,12 +195,9 @@ _TEXT_REQUEST: dict[str, Any] = closed_object(
 _TEXT_REQUEST["required"] = ["text"]
 # Exactly one of the two forms: each is closed, so a body with both matches neither.
 REQUEST: dict[str, Any] = {"oneOf": [_LINES_REQUEST, _TEXT_REQUEST]}
-MARKET = OpenApiParameter(
-    "market",
-    {"type": "string", "pattern": "^[A-Za-z]{2}$"},
-    OpenApiParameter.QUERY,
-    description="Paid tiers: match foods of this market only (`US` or `IN`); without it, "
-    "every market. Taster: its own market only (another is a 400).",
+MARKET = market_parameter(
+    "Paid tiers: match foods of this market only (`US` or `IN`); without it, every market. "
+    "Taster: its own market only (another is a 400)."
 )
 RULES = f"""
 One result per line, in order. Send 1 to {MAX_LINES} lines of at most {MAX_LINE_LENGTH}

@@ -58,7 +58,7 @@ from catalogue.analysis.choosing import (
 from catalogue.analysis.parser import ParsedLine, parse_line
 from catalogue.analysis.weighing import Weighing, overweight, weigh
 from catalogue.models import DataType, Food
-from catalogue.nutrients import HEADLINES
+from catalogue.nutrients import HEADLINES, NET_CARBS, headline_amounts
 from catalogue.routing import catalogue_read_alias
 from catalogue.search.budget import checkpoint, read_budget
 from catalogue.search.matching import foods_about
@@ -75,14 +75,16 @@ WEIGHED = 20
 # A reference food of the best one's kind with its own measure, adding at most this
 # many words more than the best one, is matched before the best borrows one (``_lent``).
 LENT_AFTER = 1
-NUTRIENT_KEYS = tuple(h.column for h in HEADLINES)
+# A line's nutrients and the totals: the record's nutrients_per_100g keys, net_carbs_g
+# (worked out from two of them, never stored) last.
+NUTRIENT_KEYS = (*(h.column for h in HEADLINES), NET_CARBS)
 # With the values a plate's survey record is weighed against its lean kin by
 # (catalogue.analysis.eaten.lean_first): fat, and protein and carbohydrate.
 _EATEN_VALUES = ("fat_g", "protein_g", "carbohydrate_g")
 _NAME_FIELDS = (
     "id", "public_id", "name", "data_type", "market_id", "search_aliases", *_EATEN_VALUES
 )  # fmt: skip
-_WEIGHT_FIELDS = ("id", "portions", *NUTRIENT_KEYS)
+_WEIGHT_FIELDS = ("id", "portions", *(h.column for h in HEADLINES))
 # The fields of a lender named by the table, read by public id.
 _LENDER_FIELDS = ("id", "public_id", "name", "data_type", "portions")
 
@@ -549,7 +551,8 @@ def _matched(
 ) -> dict[str, Any]:
     scale = grams / 100
     nutrients = {
-        key: None if food[key] is None else round(food[key] * scale, 2) for key in NUTRIENT_KEYS
+        key: None if amount is None else round(amount * scale, 2)
+        for key, amount in headline_amounts(food).items()
     }
     return {
         "status": "matched",

@@ -12,7 +12,7 @@ from urllib.parse import quote, urlencode
 
 from catalogue.labels import daily_values_by, label
 from catalogue.models import Category, Food, Nutrient, SourceLoad
-from catalogue.nutrients import HEADLINES, NutrientRef, per_serving
+from catalogue.nutrients import HEADLINES, NutrientRef, headline_amounts, per_serving
 from catalogue.sources import source_detail
 
 # The columns a list row holds: what ``food_summary`` reads (selectors and the
@@ -61,7 +61,8 @@ def food_summary(row: dict[str, Any]) -> dict[str, Any]:
         "source": {"name": row["source"], "id": row["source_id"]},
         "serving": serving,
         # spec-free choice: a nutrient not measured is null, never 0.
-        "nutrients_per_100g": {h.column: row[h.column] for h in HEADLINES},
+        # net_carbs_g last: carbohydrate minus fibre where both were measured.
+        "nutrients_per_100g": headline_amounts(row),
         "nutrients_per_serving": _per_serving(row),
         "variants": _variants(row),
         "links": {"self": f"/v1/foods/{quote(row['public_id'])}"},
@@ -72,7 +73,7 @@ def _per_serving(row: dict[str, Any]) -> dict[str, float | None] | None:
     grams = row["serving_grams"]
     if grams is None or grams <= 0:
         return None
-    return {h.column: per_serving(row[h.column], grams) for h in HEADLINES}
+    return {key: per_serving(amount, grams) for key, amount in headline_amounts(row).items()}
 
 
 def _variants(row: dict[str, Any]) -> dict[str, Any] | None:

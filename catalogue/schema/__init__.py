@@ -15,4 +15,4 @@ The document lists the components in the order they are registered: ``components
 first (``foods_list`` imports it), then ``FoodList``, then ``Suggestions``.
 """
 
-from catalogue.schema import foods_list, records, suggest  # noqa: F401
+from catalogue.schema import foods_list, lists, records, suggest  # noqa: F401

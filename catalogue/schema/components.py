@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from catalogue.models import DataType
-from catalogue.nutrients import HEADLINES
 from catalogue.schema.shapes import (
     DATASET,
     LABEL,
@@ -16,6 +15,7 @@ from catalogue.schema.shapes import (
     NULLABLE_STRING,
     SOURCE_NAME,
     daily_values,
+    headline_amounts,
     links,
 )
 from core.openapi import closed_object, component
@@ -34,13 +34,11 @@ def _food_properties() -> dict[str, Any]:
         "source": closed_object({"name": SOURCE_NAME, "id": {"type": "string"}}),
         "serving": closed_object({"description": NULLABLE_STRING, "gram_weight": NULLABLE_NUMBER})
         | {"nullable": True},
-        "nutrients_per_100g": closed_object(
-            {h.column: NULLABLE_NUMBER for h in HEADLINES},
-            "The headline nutrients per 100 g; null when not measured (never 0).",
+        "nutrients_per_100g": headline_amounts(
+            "The headline nutrients per 100 g; null when not measured (never 0)."
         ),
-        "nutrients_per_serving": closed_object(
-            {h.column: NULLABLE_NUMBER for h in HEADLINES},
-            "The headline nutrients per serving (serving.gram_weight); null without one.",
+        "nutrients_per_serving": headline_amounts(
+            "The headline nutrients per serving (serving.gram_weight); null without one."
         )
         | {"nullable": True},
         "variants": closed_object(

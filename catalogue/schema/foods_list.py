@@ -10,18 +10,10 @@ from django.conf import settings
 from catalogue.schema.components import FOOD
 from catalogue.schema.foods_parameters import food_list_parameters
 from catalogue.schema.reads import read
-from catalogue.schema.shapes import NULLABLE_STRING
+from catalogue.schema.shapes import NULLABLE_STRING, PAGE_LINKS
 from core import problems
 from core.openapi import closed_object, component, view_schema
 
-_LINKS = closed_object(
-    {
-        "self": {"type": "string"},
-        "next": NULLABLE_STRING
-        | {"description": "The next page, to follow as is; null on the last."},
-        "prev": NULLABLE_STRING | {"description": "Null on the first page."},
-    }
-)
 _META = closed_object(
     {
         "q": NULLABLE_STRING,
@@ -86,7 +78,7 @@ _META = closed_object(
 FOOD_LIST = component(
     "FoodList",
     closed_object(
-        {"data": {"type": "array", "items": FOOD}, "links": _LINKS, "meta": _META},
+        {"data": {"type": "array", "items": FOOD}, "links": PAGE_LINKS, "meta": _META},
         "A page of foods: `data`, `links` to follow, and `meta` about the search.",
     ),
 )

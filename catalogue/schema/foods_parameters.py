@@ -83,7 +83,11 @@ def _sort() -> OpenApiParameter:
 
 
 def _pages() -> list[OpenApiParameter]:
-    """A page by number and size, or by cursor."""
+    return page_parameters("Foods")
+
+
+def page_parameters(items: str) -> list[OpenApiParameter]:
+    """A page by number and size (``items`` per page), or by cursor: every list's."""
     return [
         OpenApiParameter(
             "page",
@@ -96,7 +100,7 @@ def _pages() -> list[OpenApiParameter]:
             "page_size",
             {"type": "integer", "minimum": 1, "maximum": params.MAX_PAGE_SIZE},
             QUERY,
-            description=f"Foods per page, default {params.DEFAULT_PAGE_SIZE}.",
+            description=f"{items} per page, default {params.DEFAULT_PAGE_SIZE}.",
         ),
         OpenApiParameter(
             "cursor",

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import OpenApiParameter
+
 from catalogue.models import Source
+from catalogue.nutrients import HEADLINES, NET_CARBS
 from core.openapi import closed_object
 
 NULLABLE_STRING = {"type": "string", "nullable": True}
@@ -19,6 +22,44 @@ DATASET = {
     "licence": NULLABLE_STRING,
     "url": NULLABLE_STRING,
 }
+
+NET_CARBS_DESCRIPTION = (
+    "Net carbohydrate: carbohydrate by difference (carbohydrate_g) minus total dietary "
+    "fibre (fiber_g), 6 significant digits; null unless both were measured (never "
+    "computed from a missing amount as 0), and 0, not negative, where fibre exceeds "
+    "carbohydrate. An informational figure, not a label value: FDA's 21 CFR 101.9 "
+    "defines no net carbs. Not a filter or a sort."
+)
+
+
+def headline_amounts(description: str) -> dict[str, Any]:
+    """The headline amounts object (``catalogue.nutrients.headline_amounts``): each
+    headline column, then ``net_carbs_g``, each a number or null."""
+    properties: dict[str, Any] = {h.column: NULLABLE_NUMBER for h in HEADLINES}
+    properties[NET_CARBS] = NULLABLE_NUMBER | {"description": NET_CARBS_DESCRIPTION}
+    return closed_object(properties, description)
+
+
+# A list page's links (GET /v1/foods and the reference lists).
+PAGE_LINKS = closed_object(
+    {
+        "self": {"type": "string"},
+        "next": NULLABLE_STRING
+        | {"description": "The next page, to follow as is; null on the last."},
+        "prev": NULLABLE_STRING | {"description": "Null on the first page."},
+    }
+)
+
+
+def market_parameter(description: str) -> OpenApiParameter:
+    """The ``market`` query parameter (a two-letter code, any case) that ``description``
+    explains for its operation."""
+    return OpenApiParameter(
+        "market",
+        {"type": "string", "pattern": "^[A-Za-z]{2}$"},
+        OpenApiParameter.QUERY,
+        description=description,
+    )
 
 
 def links(*names: str) -> dict[str, Any]:

@@ -122,15 +122,7 @@ def parse_food_query(params: Mapping[str, Sequence[str]]) -> FoodQuery:
     q = _q(values.get("q", ""))
     ranges = _ranges(values)
     sort = _sort(values.get("sort"), has_q=bool(q))
-    page, page_size = _int(values, "page", 1, None), _int(values, "page_size", 1, MAX_PAGE_SIZE)
-    page_size = page_size or DEFAULT_PAGE_SIZE
-    if page is not None and (page - 1) * page_size >= MAX_PAGE_OFFSET:
-        raise InvalidParameter(
-            "page", f"Page numbers reach {MAX_PAGE_OFFSET:,} rows deep; follow links.next."
-        )
-    cursor = _text(values, "cursor", MAX_CURSOR_LENGTH)
-    if cursor and page is not None:
-        raise InvalidParameter("cursor", "Give either page or cursor, not both.")
+    page, page_size, cursor = paging_parameters(values)
     return FoodQuery(
         q=q,
         data_types=_choices(values, "data_type", DataType.values),
@@ -281,3 +273,20 @@ def market_parameter(raw: str | None) -> str:
     if not _MARKET.fullmatch(raw.strip()):
         raise InvalidParameter("market", "A two-letter market code, e.g. US.")
     return raw.strip().upper()
+
+
+def paging_parameters(values: Mapping[str, str]) -> tuple[int | None, int, str]:
+    """``page``, ``page_size`` (default ``DEFAULT_PAGE_SIZE``) and ``cursor`` of
+    ``values`` (one value a name): how ``GET /v1/foods`` and the reference lists
+    (catalogue.reference_lists) read them; ``InvalidParameter`` naming the one at fault."""
+    given = dict(values)
+    page, page_size = _int(given, "page", 1, None), _int(given, "page_size", 1, MAX_PAGE_SIZE)
+    page_size = page_size or DEFAULT_PAGE_SIZE
+    if page is not None and (page - 1) * page_size >= MAX_PAGE_OFFSET:
+        raise InvalidParameter(
+            "page", f"Page numbers reach {MAX_PAGE_OFFSET:,} rows deep; follow links.next."
+        )
+    cursor = _text(given, "cursor", MAX_CURSOR_LENGTH)
+    if cursor and page is not None:
+        raise InvalidParameter("cursor", "Give either page or cursor, not both.")
+    return page, page_size, cursor

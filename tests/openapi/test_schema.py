@@ -23,6 +23,8 @@ METERED = [
     "/v1/nutrients/{nutrient_id}",
     "/v1/categories/{slug}",
     "/v1/sources",
+    "/v1/nutrients",
+    "/v1/categories",
 ]
 OPERATIONS = [
     *((path, "get") for path in METERED),

@@ -30,3 +30,43 @@ export async function market(): Promise<string> {
   }
   return data.data.market ?? "";
 }
+
+// Issue 42.5: the reference lists, paged by following links.next (a path with its cursor).
+export async function nutrientNames(): Promise<string[]> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const { data, error } = await client.GET("/v1/nutrients", {
+      params: { query: { page_size: 100, cursor } },
+      headers: { "X-API-Key": "svc_sk_live_example" },
+    });
+    if (error !== undefined) {
+      throw new Error(`${error.status} ${error.type}`);
+    }
+    names.push(...data.data.map((nutrient) => `${nutrient.id} ${nutrient.name} (${nutrient.unit})`));
+    if (data.links.next === null) {
+      return names;
+    }
+    cursor = new URL(data.links.next, "http://x").searchParams.get("cursor") ?? undefined;
+  }
+}
+
+export async function categoryIds(market: string): Promise<string[]> {
+  const { data, error } = await client.GET("/v1/categories", {
+    params: { query: { market, page_size: 100 } },
+    headers: { "X-API-Key": "svc_sk_live_example" },
+  });
+  if (error !== undefined) {
+    return [error.type];
+  }
+  const total: number = data.meta.total;
+  return data.data.map((category) => `${category.id} (${total})`);
+}
+
+export async function netCarbs(id: string): Promise<number | null> {
+  const { data, error } = await client.GET("/v1/foods/{public_id}", {
+    params: { path: { public_id: id } },
+    headers: { "X-API-Key": "svc_sk_live_example" },
+  });
+  return error === undefined ? (data.data.nutrients_per_100g.net_carbs_g ?? null) : null;
+}
