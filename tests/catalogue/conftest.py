@@ -63,8 +63,8 @@ def fdc_small(db: None) -> LoadReport:
 
 @pytest.fixture
 def release_dir(tmp_path: Path) -> Path:
-    """The small FDC release of tests/catalogue/release_sample.py, written as a folder."""
-    from tests.catalogue.release_sample import write_release
+    """The small FDC release of tests/support/fdc_release.py, written as a folder."""
+    from tests.support.fdc_release import write_release
 
     return write_release(tmp_path / "release")
 

