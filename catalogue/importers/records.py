@@ -49,7 +49,8 @@ class Branded:
     published: date | None = None
 
     def hashed(self) -> list[Any]:
-        return [*asdict(self).values()][:-1] + [str(self.published or "")]  # noqa: RUF005
+        """The facts as JSON values, for ``FoodRecord.content_hash``."""
+        return list((asdict(self) | {"published": str(self.published or "")}).values())
 
 
 @dataclass(frozen=True, slots=True)
