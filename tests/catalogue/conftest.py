@@ -59,3 +59,17 @@ def sr28_small(db: None) -> LoadReport:
 @pytest.fixture
 def fdc_small(db: None) -> LoadReport:
     return catalogue_load(source="fdc", path=DATA / "fdc" / "fooddata.csv")
+
+
+@pytest.fixture
+def release_dir(tmp_path: Path) -> Path:
+    """The small FDC release of tests/support/fdc_release.py, written as a folder."""
+    from tests.support.fdc_release import write_release
+
+    return write_release(tmp_path / "release")
+
+
+@pytest.fixture
+def release_small(db: None, release_dir: Path) -> LoadReport:
+    """That release loaded by the real loader into an empty catalogue."""
+    return catalogue_load(source="fdc-release", path=release_dir)

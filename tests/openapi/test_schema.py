@@ -20,6 +20,7 @@ METERED = [
     "/v1/foods",
     "/v1/suggest",
     "/v1/foods/{public_id}",
+    "/v1/barcodes/{code}",
     "/v1/nutrients/{nutrient_id}",
     "/v1/categories/{slug}",
     "/v1/sources",

@@ -70,3 +70,17 @@ export async function netCarbs(id: string): Promise<number | null> {
   });
   return error === undefined ? (data.data.nutrients_per_100g.net_carbs_g ?? null) : null;
 }
+
+// Issue 42.2: a food by its barcode; a branded food of the FDC release carries its
+// label facts, every other food `branded: null`.
+export async function barcode(code: string): Promise<string> {
+  const { data, error } = await client.GET("/v1/barcodes/{code}", {
+    params: { path: { code } },
+    headers: { "X-API-Key": "svc_sk_live_example" },
+  });
+  if (error !== undefined) {
+    return `${error.status} ${error.type}: ${error.detail}`;
+  }
+  const branded = data.data.branded;
+  return branded === null ? data.data.name : `${data.data.name} (${branded.gtin ?? "no GTIN"})`;
+}
