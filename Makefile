@@ -111,6 +111,9 @@ lint-openapi: $(VENV)/.installed $(OPENAPI_LINT)/node_modules/.installed
 # Issue 24.5: a TypeScript client generated from the served schema (openapi-typescript +
 # openapi-fetch, pinned by the lockfile in tools/openapi-client-check) compiles under
 # tsc --strict while reading error.type: every documented error body is a problem object.
+# Issue 42.6: a Python client generated from it too (openapi-python-client, pinned in
+# pyproject's dev extra) builds every request tools/openapi-client-check/client.py makes,
+# with the parameters the guide documents, and reads each documented 400 as a problem.
 $(OPENAPI_CLIENT)/node_modules/.installed: $(OPENAPI_CLIENT)/package.json $(OPENAPI_CLIENT)/package-lock.json
 	cd $(OPENAPI_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
@@ -120,6 +123,10 @@ lint-openapi-client: $(VENV)/.installed $(OPENAPI_CLIENT)/node_modules/.installe
 	$(PY) $(OPENAPI_LINT)/served_schema.py var/openapi.json
 	$(OPENAPI_CLIENT)/node_modules/.bin/openapi-typescript var/openapi.json -o var/openapi.d.ts
 	$(OPENAPI_CLIENT)/node_modules/.bin/tsc -p $(OPENAPI_CLIENT)/tsconfig.json
+	rm -rf var/pyclient && mkdir -p var/pyclient
+	$(VENV)/bin/openapi-python-client generate --path var/openapi.json --meta none \
+	  --output-path var/pyclient/foodservice_client > var/pyclient.log 2>&1 || (cat var/pyclient.log; exit 1)
+	$(PY) $(OPENAPI_CLIENT)/client.py
 
 format: $(VENV)/.installed
 	$(VENV)/bin/ruff format .
