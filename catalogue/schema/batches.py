@@ -78,6 +78,23 @@ def ids_parameter() -> OpenApiParameter:
     )
 
 
+def _names(name: str, description: str, **rest: Any) -> OpenApiParameter:
+    """A comma list of at most ``projection.MAX_ITEMS`` names."""
+    return OpenApiParameter(
+        name,
+        {
+            "type": "array",
+            "items": {"type": "string", "maxLength": 80},
+            "maxItems": projection.MAX_ITEMS,
+        },
+        QUERY,
+        description=description,
+        style="form",
+        explode=False,
+        **rest,
+    )
+
+
 def projection_parameters(*, shape: dict[str, Any]) -> list[OpenApiParameter]:
     """``fields`` (the names of ``shape`` and their dotted sub-fields) and ``nutrients``."""
     names = [
@@ -85,37 +102,21 @@ def projection_parameters(*, shape: dict[str, Any]) -> list[OpenApiParameter]:
         *(f"{n}.{s}" for n, subs in shape.items() if subs for s in sorted(subs)),
     ]
     return [
-        OpenApiParameter(
+        _names(
             "fields",
-            {
-                "type": "array",
-                "items": {"type": "string", "maxLength": 80},
-                "maxItems": projection.MAX_ITEMS,
-            },
-            QUERY,
-            description="Only these fields (and `id`), comma-separated: top-level names "
+            "Only these fields (and `id`), comma-separated: top-level names "
             "and one dotted level (`nutrients_per_100g.protein_g`; on a list, a key of "
             "each element: `nutrients.amount_per_100g`). Known names: "
             + ", ".join(f"`{n}`" for n in names)
             + " (`local_names`, `daily_values`, `label` and `portions` take any sub-key). "
             "An unknown name is a 400 listing the valid ones. Each projection has its own "
             "ETag.",
-            style="form",
-            explode=False,
         ),
-        OpenApiParameter(
+        _names(
             "nutrients",
-            {
-                "type": "array",
-                "items": {"type": "string", "maxLength": 20},
-                "maxItems": projection.MAX_ITEMS,
-            },
-            QUERY,
-            description="Only these nutrients, comma-separated: USDA nutrient ids (`203`) "
+            "Only these nutrients, comma-separated: USDA nutrient ids (`203`) "
             "or headline keys (`protein_g`), one nutrient either way; filters `nutrients` "
             "and the `nutrients_per_100g`/`nutrients_per_serving` objects.",
-            style="form",
-            explode=False,
             examples=[OpenApiExample("protein and energy", value=["203", "energy_kcal"])],
         ),
     ]
