@@ -9,7 +9,6 @@ from rest_framework.test import APIClient
 from catalogue.batch import MAX_IDS
 from catalogue.models import Food
 from keys.services import key_create
-from tests.catalogue.conftest import _client
 from tests.factories import AccountFactory, FoodFactory, MarketFactory
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +26,9 @@ def _remaining(response) -> int:
 def small_quota(db: None) -> APIClient:
     """An Executive Chef key with 12 requests a rolling day, unthrottled."""
     account = AccountFactory(tier="executive_chef", custom_quota=12, custom_window="day", market="")
-    return _client(key_create(account=account, label="small quota")[1])
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=key_create(account=account, label="small quota")[1])
+    return client
 
 
 # --- batches ---------------------------------------------------------------------------
