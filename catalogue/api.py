@@ -16,8 +16,8 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from catalogue import gtin, policies, reference_lists, selectors
-from catalogue.delivery import rendering, serializers, shared
+from catalogue import batch, gtin, policies, reference_lists, selectors
+from catalogue.delivery import projection, rendering, serializers, shared
 from catalogue.delivery.conditional import CACHE_CONTROL, etag_for, etag_of_bytes, is_not_modified
 from catalogue.search import suggest
 from catalogue.search.budget import read_budget
@@ -69,6 +69,13 @@ class FoodListView(CatalogueReadView):
 
     carry: shared.Carry | None = None
     asked: tuple[str, dict[str, list[str]], FoodQuery, str | None, int | None] | None = None
+    shown: projection.Projection = projection.NO_PROJECTION
+
+    def meter_units(self, request: Request) -> int:
+        """A batch (``ids``) costs one unit a distinct id (catalogue.batch); a page one."""
+        if "ids" not in request.query_params:
+            return 1
+        return batch.ids_cost(dict(request.query_params.lists()))
 
     def _asked(
         self, request: Request
@@ -81,7 +88,12 @@ class FoodListView(CatalogueReadView):
             policies.require_market(principal=principal)
             own = dict(request.query_params.lists())
             params = with_cursor_search(own)
-            query = parse_food_query(params)
+            # fields and nutrients shape the rows, not the search (issue 42.4): in the
+            # path (one memory entry a projection) and the links, not in the query.
+            self.shown = projection.parse_projection(params, shape=projection.SUMMARY_FIELDS)
+            query = parse_food_query(
+                {k: v for k, v in params.items() if k not in projection.PARAMETERS}
+            )
             market = policies.check_food_list(principal=principal, query=query)
             depth = policies.depth_limit(principal=principal)
             # q as searched (cleaned: catalogue.search.text.clean_query), so "butter",
@@ -96,6 +108,8 @@ class FoodListView(CatalogueReadView):
         return self.asked
 
     def meter_carry(self, request: Request) -> str | None:
+        if "ids" in request.query_params:
+            return None  # a batch: records, read in one query
         try:
             path, _, _, market, depth = self._asked(request)
         except problems.Problem:  # answered by get(), after metering, as before
@@ -106,6 +120,8 @@ class FoodListView(CatalogueReadView):
         return None if self.carry is None else self.carry.key
 
     def get(self, request: Request) -> HttpResponseBase:
+        if "ids" in request.query_params:
+            return self._batch(request)
         path, params, query, market, depth = self._asked(request)
         decision = meter_decision(request)
         carried = None if decision is None else decision.carried
@@ -117,6 +133,17 @@ class FoodListView(CatalogueReadView):
             carry=self.carry,
             carried=carried,
             make=lambda: self._page(request, path, params, query, market, depth),
+        )
+        return self.respond_rendered(request, body, etag)
+
+    def _batch(self, request: Request) -> HttpResponseBase:
+        """``GET /v1/foods?ids=...`` (catalogue.batch): records by id, as a single read
+        sees them; a Taster needs its market but no ``q`` (these are record reads)."""
+        market = policies.foods_market(principal=request.auth)
+        params = dict(request.query_params.lists())
+        ids = batch.parse_ids(params)
+        body, etag = batch.food_batch(
+            ids=ids, market=market, projection=batch.batch_projection(params)
         )
         return self.respond_rendered(request, body, etag)
 
@@ -161,7 +188,12 @@ class FoodListView(CatalogueReadView):
         body = b"".join(
             (
                 b'{"data":[',
-                b",".join(row["summary"] for row in page.rows),
+                b",".join(
+                    row["summary"]
+                    if self.shown.none
+                    else self.shown.bytes_of(row["summary"], wrapped=False)
+                    for row in page.rows
+                ),
                 b'],"links":',
                 rendering.dumps(links),
                 b',"meta":',
@@ -228,11 +260,19 @@ class FoodDetailView(CatalogueReadView):
 
     def get(self, request: Request, public_id: str) -> HttpResponseBase:
         market = policies.foods_market(principal=request.auth)
+        shown = projection.NO_PROJECTION
+        if any(name in request.query_params for name in projection.PARAMETERS):
+            shown = projection.parse_projection(
+                dict(request.query_params.lists()), shape=projection.RECORD_FIELDS
+            )
         decision = meter_decision(request)
         carried = None if decision is None else decision.carried
         body, etag = shared.food_record(
             public_id=public_id, market=market, carry=self.carry, carried=carried
         )
+        if not shown.none:  # issue 42.4: its own bytes, its own tag
+            body = shown.bytes_of(body, wrapped=True)
+            etag = etag_of_bytes(body)
         return self.respond_rendered(request, body, etag)
 
 

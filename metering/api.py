@@ -62,6 +62,13 @@ class MeteredAPIView(APIView):
         ``carries``; it must not raise."""
         return None
 
+    def meter_units(self, request: Request) -> int:
+        """What the request costs in the quota (issue 42.3), read from the request alone
+        before the meter decides (never the database: a refused request costs nothing).
+        One; a batch of foods one a food asked. It must not raise (a request it cannot
+        read costs one, and its view answers the 400)."""
+        return 1
+
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         # The metering script checks the key's principal is current, so authentication
         # (run by ``super().initial``) may answer this worker's copy unchecked
@@ -87,7 +94,7 @@ class MeteredAPIView(APIView):
         ):
             notes.meter_refunded = True
             if usage_refund(principal=request.auth, decision=decision):
-                decision = replace(decision, used=max(0, decision.used - 1))
+                decision = replace(decision, used=max(0, decision.used - decision.units))
         if decision is not None and decision.allowed:
             for name, value in ratelimit_headers(decision).items():
                 response[name] = value

@@ -115,6 +115,7 @@ class RedisMeter:
         key_id: int = 0,
         epoch: str | None = None,
         carry: str | None = None,
+        units: int = 1,
     ) -> Tally:
         check = epoch or ""
         args: list[Any] = [
@@ -126,6 +127,7 @@ class RedisMeter:
             bucket.size if bucket else 0,
             STATE_TTL_SECONDS,
             0 if peek else key_id,
+            units,
         ]
         if not peek:
             with self._seen_lock:
@@ -186,8 +188,8 @@ class RedisMeter:
         with _reaching_redis():
             return script(keys=keys, args=args)
 
-    def refund(self, *, account_id: int, key_id: int, hour: int) -> bool:
-        args = [key_id, hour, STATE_TTL_SECONDS]
+    def refund(self, *, account_id: int, key_id: int, hour: int, units: int = 1) -> bool:
+        args = [key_id, hour, STATE_TTL_SECONDS, units]
         return bool(self._call(self.refund_script, [self.state_key(account_id)], args))
 
     def remember(self, account_ids: Iterable[int]) -> None:

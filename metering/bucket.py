@@ -1,6 +1,10 @@
 """The burst bucket (spec 8.3): a token bucket per account, one token per request,
 refilled at the sustained rate. Pure: no I/O, time is passed in.
 
+A request of several units (a batch of foods, issue 42.3) takes one token per unit, at
+most the bucket's size (``tokens_for``): it empties the bucket as that many single reads
+would, and a batch larger than the bucket is still admitted from a full bucket.
+
 The bucket is kept as one integer, its *theoretical arrival time* (``tat``, the GCRA
 form of a token bucket): the instant at which the bucket would be full again. With
 ``interval`` microseconds per token and ``size`` tokens, the bucket at ``now`` holds
@@ -43,18 +47,24 @@ class Bucket:
         return max(1, -(-self.size * self.interval_us // SECOND_US))
 
 
-def take(bucket: Bucket, tat: int, now_us: int) -> int | None:
-    """The new ``tat`` after taking one token at ``now_us``, or None when the bucket is
-    empty (then nothing changes: a refused request costs no token)."""
+def tokens_for(bucket: Bucket, units: int) -> int:
+    """The tokens a request of ``units`` units takes: one a unit, at most the bucket."""
+    return max(1, min(units, bucket.size))
+
+
+def take(bucket: Bucket, tat: int, now_us: int, count: int = 1) -> int | None:
+    """The new ``tat`` after taking ``count`` tokens (``tokens_for``) at ``now_us``, or
+    None when the bucket holds fewer (then nothing changes: a refused request costs no
+    token)."""
     start = max(tat, now_us)
-    if start - now_us > (bucket.size - 1) * bucket.interval_us:
+    if start - now_us > (bucket.size - count) * bucket.interval_us:
         return None
-    return start + bucket.interval_us
+    return start + count * bucket.interval_us
 
 
-def wait_us(bucket: Bucket, tat: int, now_us: int) -> int:
-    """Microseconds until one token is available (0 when one is available now)."""
-    return max(0, max(tat, now_us) - (bucket.size - 1) * bucket.interval_us - now_us)
+def wait_us(bucket: Bucket, tat: int, now_us: int, count: int = 1) -> int:
+    """Microseconds until ``count`` tokens are available (0 when they are now)."""
+    return max(0, max(tat, now_us) - (bucket.size - count) * bucket.interval_us - now_us)
 
 
 def tokens(bucket: Bucket, tat: int, now_us: int) -> int:

@@ -51,6 +51,9 @@ class MeterDecision:
     # What the meter's round trip read besides its decision (the ``carry`` key of
     # ``usage_consume``; None when nothing was asked or found): not part of the standing.
     carried: bytes | None = field(default=None, repr=False, compare=False)
+    # What the request was counted for (issue 42.3: a batch of foods, one a food);
+    # what a refund after a 5xx gives back.
+    units: int = 1
 
     @property
     def allowed(self) -> bool:
@@ -86,18 +89,21 @@ class MeterDecision:
 
 
 def decision_for(
-    tally: Tally, *, window: Window, bucket: Bucket | None, now: datetime
+    tally: Tally, *, window: Window, bucket: Bucket | None, now: datetime, units: int = 1
 ) -> MeterDecision:
     """The decision the meter's ``tally`` stands for (``Outcome.PEEKED``: a standing
     without a decision, reported as admitted). On a rolling day the tally's hourly
     counts, when it has them, say when a spent quota next admits a request; without
-    them the next top of the hour is the earliest it can."""
+    them the next top of the hour is the earliest it can. A request of ``units`` units
+    (issue 42.3) refused waits until all of them fit (quota) or the bucket holds its
+    tokens (burst); the standing after an admitted one is about the next single unit."""
     now_us = to_us(now)
+    needed = units if tally.outcome in (Outcome.QUOTA, Outcome.BURST) else 1
     quota_admits_in = frees_at = None
-    if tally.used >= window.quota:
+    if tally.used + needed > window.quota:
         frees_at = window.resets_at
         if window.kind == "day" and tally.hours:
-            frees_at = day_frees_at(tally.hour_counts(), tally.hour, window.quota)
+            frees_at = day_frees_at(tally.hour_counts(), tally.hour, window.quota, needed)
         quota_admits_in = seconds_until(frees_at, now)
     bucket_admits_in = full_in = tokens = None
     if bucket is not None:
@@ -110,7 +116,7 @@ def decision_for(
     if tally.outcome == Outcome.QUOTA:
         refused_by, retry_after = "quota", quota_admits_in
     elif tally.outcome == Outcome.BURST and bucket is not None:
-        wait = buckets.wait_us(bucket, tally.tat, now_us)
+        wait = buckets.wait_us(bucket, tally.tat, now_us, buckets.tokens_for(bucket, units))
         refused_by, retry_after = "burst", max(1, -(-wait // SECOND_US))
     return MeterDecision(
         refused_by=refused_by,
@@ -126,4 +132,5 @@ def decision_for(
         hour=tally.hour,
         quota_frees_at=frees_at,
         carried=tally.carried,
+        units=units,
     )

@@ -59,6 +59,7 @@ class MemoryMeter:
         key_id: int = 0,
         epoch: str | None = None,
         carry: str | None = None,
+        units: int = 1,
     ) -> Tally:
         with self._lock:
             state = self._states.get(account_id)
@@ -70,20 +71,21 @@ class MemoryMeter:
         with self._lock:
             if not peek:
                 self._seen.add(account_id)
-            return _step(self._states[account_id], window, bucket, now_us, peek, key_id)
+            state = self._states[account_id]
+            return _step(state, window, bucket, now_us, peek, key_id, units)
 
-    def refund(self, *, account_id: int, key_id: int, hour: int) -> bool:
+    def refund(self, *, account_id: int, key_id: int, hour: int, units: int = 1) -> bool:
         with self._lock:
             state = self._states.get(account_id)
             counts = None if state is None else state.buckets.get((key_id, hour))
-            if state is None or counts is None or counts[0] <= counts[1]:
+            if state is None or counts is None or counts[0] - counts[1] < units:
                 return False
-            counts[1] += 1
+            counts[1] += units
             slot_hour, slot_n = state.ring.get(hour % DAY_HOURS, (None, 0))
-            if slot_hour == hour and slot_n > 0:
-                state.ring[hour % DAY_HOURS] = (hour, slot_n - 1)
-            if 0 <= state.period_start_hour <= hour and state.period_count > 0:
-                state.period_count -= 1
+            if slot_hour == hour:
+                state.ring[hour % DAY_HOURS] = (hour, max(0, slot_n - units))
+            if 0 <= state.period_start_hour <= hour:
+                state.period_count = max(0, state.period_count - units)
             self._seen.add(account_id)
             return True
 
@@ -138,7 +140,13 @@ def _seeded(seed: Seed, window: Window, now_us: int) -> _State:
 
 
 def _step(
-    state: _State, window: Window, bucket: Bucket | None, now_us: int, peek: bool, key_id: int
+    state: _State,
+    window: Window,
+    bucket: Bucket | None,
+    now_us: int,
+    peek: bool,
+    key_id: int,
+    units: int = 1,
 ) -> Tally:
     now_us = max(now_us, state.clock_us)  # time never goes back (see consume.lua)
     hour = now_us // HOUR_US
@@ -159,21 +167,21 @@ def _step(
     if peek:
         return Tally(Outcome.PEEKED, used, state.tat, hour, day_counts)
     key_counts = state.buckets.setdefault((key_id, hour), [0, 0, 0, 0])
-    if used >= window.quota:
+    if used + units > window.quota:
         key_counts[2] += 1
         return Tally(Outcome.QUOTA, used, state.tat, hour, day_counts)
     tat = state.tat
     if bucket is not None:
-        taken = buckets.take(bucket, tat, now_us)
+        taken = buckets.take(bucket, tat, now_us, buckets.tokens_for(bucket, units))
         if taken is None:
             key_counts[3] += 1
             return Tally(Outcome.BURST, used, max(tat, now_us), hour)
         tat = taken
-    key_counts[0] += 1
+    key_counts[0] += units
     state.last_used[key_id] = now_us
     slot = hour % DAY_HOURS
     slot_hour, slot_n = state.ring.get(slot, (None, 0))
-    state.ring[slot] = (hour, slot_n + 1 if slot_hour == hour else 1)
+    state.ring[slot] = (hour, slot_n + units if slot_hour == hour else units)
     state.clock_us, state.tat = now_us, tat
-    state.period_start_hour, state.period_count = ps, pn + 1
-    return Tally(Outcome.ADMITTED, used + 1, tat, hour)
+    state.period_start_hour, state.period_count = ps, pn + units
+    return Tally(Outcome.ADMITTED, used + units, tat, hour)

@@ -128,6 +128,7 @@ class Meter(Protocol):
         key_id: int = 0,
         epoch: str | None = None,
         carry: str | None = None,
+        units: int = 1,
     ) -> Tally:
         """Decide, count if admitted, count the outcome in ``key_id``'s bucket of the
         hour, and return the tally; with ``peek`` only report the account's usage.
@@ -135,13 +136,16 @@ class Meter(Protocol):
         account's current epoch, else return ``Outcome.STALE`` with nothing written.
         With ``carry`` (a meter that ``carries``), also read that key of the store in
         the same round trip, whatever the decision, into ``Tally.carried``.
+        ``units`` (issue 42.3: a batch of foods, one a food) is what the request costs:
+        admitted only when all of them fit in the quota and the burst bucket holds
+        ``bucket.tokens_for(units)`` tokens, then all counted; refused whole otherwise.
         Raises ``MeterUnavailable`` when the store is unreachable."""
         ...
 
-    def refund(self, *, account_id: int, key_id: int, hour: int) -> bool:
+    def refund(self, *, account_id: int, key_id: int, hour: int, units: int = 1) -> bool:
         """Give back one request of ``key_id`` admitted in ``hour`` (it was answered
-        5xx): one less in the quota, one more in the key's ``failed`` bucket. False
-        when there is nothing to give back. Raises ``MeterUnavailable``."""
+        5xx), counted for ``units``: that many less in the quota, more in the key's
+        ``failed`` bucket. False when there is nothing to give back. Raises ``MeterUnavailable``."""
         ...
 
     def snapshot(self, *, sweep: bool = False) -> list[AccountUsage]:

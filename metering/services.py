@@ -36,7 +36,12 @@ class StalePrincipal(Exception):
 
 
 def usage_consume(
-    *, principal: KeyPrincipal, now: datetime, epoch: str | None = None, carry: str | None = None
+    *,
+    principal: KeyPrincipal,
+    now: datetime,
+    epoch: str | None = None,
+    carry: str | None = None,
+    units: int = 1,
 ) -> MeterDecision:
     """Decide ``principal``'s request at ``now`` against its account's quota and burst
     bucket, as one atomic step that also counts the outcome (admitted, or refused by
@@ -44,7 +49,9 @@ def usage_consume(
     the quota nor the bucket. With ``epoch`` (a meter that ``checks_epochs``), only
     while it is still the account's epoch, else ``StalePrincipal`` and nothing changes
     (issue 13). With ``carry``, a meter that ``carries`` also reads that Redis key in
-    the decision's round trip: ``MeterDecision.carried`` (issue 28.5). Raises
+    the decision's round trip: ``MeterDecision.carried`` (issue 28.5). ``units``: what
+    the request costs (issue 42.3: a batch of foods, one a food), admitted or refused
+    whole in the same one step (``Meter.consume``). Raises
     ``MeterUnavailable`` when Redis cannot be reached."""
     window = window_at(principal.limits, principal.billing_anchor, now)
     bucket = Bucket.for_limits(principal.limits)
@@ -61,6 +68,7 @@ def usage_consume(
             # A peek decides nothing and follows a consume that checked the epoch.
             epoch=None if peek else epoch,
             carry=None if peek else carry,
+            units=units,
         )
 
     with metrics.meter_timer(backend=settings.METER_BACKEND):
@@ -75,11 +83,11 @@ def usage_consume(
         if probe.outcome == Outcome.PEEKED and probe.hour == tally.hour:
             tally = replace(tally, hours=probe.hours)
     recorder.flusher.ensure_running(settings.METER_FLUSH_SECONDS)
-    return decision_for(tally, window=window, bucket=bucket, now=now)
+    return decision_for(tally, window=window, bucket=bucket, now=now, units=units)
 
 
 def usage_refund(*, principal: KeyPrincipal, decision: MeterDecision) -> bool:
-    """Give back the unit of ``principal``'s request admitted by ``decision`` and then
+    """Give back the units of ``principal``'s request admitted by ``decision`` and then
     answered 5xx (issue 11.7): one meter call, on the error path only. It counts in
     the key's ``failed`` bucket instead. Returns False when nothing was given back
     (not admitted, or the meter lost the request's state since); never raises for an
@@ -88,7 +96,10 @@ def usage_refund(*, principal: KeyPrincipal, decision: MeterDecision) -> bool:
         return False
     try:
         return get_meter().refund(
-            account_id=principal.account_id, key_id=principal.key_id, hour=decision.hour
+            account_id=principal.account_id,
+            key_id=principal.key_id,
+            hour=decision.hour,
+            units=decision.units,
         )
     except MeterUnavailable as exc:
         logger.warning("meter unreachable: a failed request could not be given back: %s", exc)

@@ -66,7 +66,8 @@ class MeterThrottle(BaseThrottle):
             if unchecked_epoch(request) is not None:  # no meter to check it: check it here
                 authenticate_again(request)
             return True
-        decision = _decide(request, principal, carry=_carry(request, view))
+        units = getattr(view, "meter_units", lambda request: 1)(request)
+        decision = _decide(request, principal, carry=_carry(request, view), units=units)
         if decision is None:  # the meter is down and the policy fails open
             return True
         notes_of(request).meter_decision = decision
@@ -97,7 +98,7 @@ def _carry(request: Request, view: APIView) -> str | None:
 
 
 def _decide(
-    request: Request, principal: KeyPrincipal, *, carry: str | None = None
+    request: Request, principal: KeyPrincipal, *, carry: str | None = None, units: int = 1
 ) -> MeterDecision | None:
     """The meter's decision; None when it is unreachable and the policy fails open.
 
@@ -112,7 +113,9 @@ def _decide(
         epoch = None
     for _ in range(STALE_RETRIES):
         try:
-            return usage_consume(principal=principal, now=meter_now(), epoch=epoch, carry=carry)
+            return usage_consume(
+                principal=principal, now=meter_now(), epoch=epoch, carry=carry, units=units
+            )
         except StalePrincipal:
             principal, epoch = authenticate_again(request)
         except MeterUnavailable as exc:

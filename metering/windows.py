@@ -91,13 +91,13 @@ def day_used(counts: Mapping[int, int], hour: int) -> int:
     return sum(n for h, n in counts.items() if hour - DAY_HOURS < h <= hour)
 
 
-def day_frees_at(counts: Mapping[int, int], hour: int, quota: int) -> datetime:
-    """When a request will next be admitted on a full rolling day: the first top of an
-    hour at which enough counted hours have aged out to leave room for one more
-    (assuming no other traffic meanwhile). With a quota of 0 nothing is ever admitted;
-    the answer is then the moment the whole window has aged out."""
+def day_frees_at(counts: Mapping[int, int], hour: int, quota: int, units: int = 1) -> datetime:
+    """When a request of ``units`` units will next be admitted on a full rolling day: the
+    first top of an hour at which enough counted hours have aged out to leave room for
+    them (assuming no other traffic meanwhile). With a quota below ``units`` nothing is
+    ever admitted; the answer is then the moment the whole window has aged out."""
     for ahead in range(1, DAY_HOURS + 1):
-        if day_used(counts, hour + ahead) < quota:
+        if day_used(counts, hour + ahead) + units <= quota:
             return hour_start(hour + ahead)
     return hour_start(hour + DAY_HOURS)
 

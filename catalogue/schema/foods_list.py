@@ -7,6 +7,13 @@ from typing import Any
 
 from django.conf import settings
 
+from catalogue.delivery.projection import SUMMARY_FIELDS
+from catalogue.schema.batches import (
+    FOOD_BATCH,
+    PARTIAL_FOOD,
+    ids_parameter,
+    projection_parameters,
+)
 from catalogue.schema.components import FOOD
 from catalogue.schema.foods_parameters import food_list_parameters
 from catalogue.schema.reads import read
@@ -78,7 +85,11 @@ _META = closed_object(
 FOOD_LIST = component(
     "FoodList",
     closed_object(
-        {"data": {"type": "array", "items": FOOD}, "links": PAGE_LINKS, "meta": _META},
+        {
+            "data": {"type": "array", "items": {"anyOf": [FOOD, PARTIAL_FOOD]}},
+            "links": PAGE_LINKS,
+            "meta": _META,
+        },
         "A page of foods: `data`, `links` to follow, and `meta` about the search.",
     ),
 )
@@ -92,15 +103,20 @@ def _foods_list() -> Any:
         description="Search with `q`, narrow with filters, sort, and page by "
         "following `links.next`. On the Taster tier a search is required, only "
         f"the first {settings.TASTER_RESULT_DEPTH:,} matches can be read and results "
-        "are scoped to the account's market.",
-        body=FOOD_LIST,
+        "are scoped to the account's market. With `ids`, reads up to 50 foods by id "
+        "instead (a `FoodBatch`); `fields` and `nutrients` keep only what is asked for.",
+        body={"anyOf": [FOOD_LIST, FOOD_BATCH]},
         kinds=(
             problems.InvalidParameter,
             problems.EnumerationForbidden,
             problems.ResultDepthExceeded,
             problems.MarketNotSelected,
         ),
-        parameters=food_list_parameters(),
+        parameters=[
+            *food_list_parameters(),
+            ids_parameter(),
+            *projection_parameters(shape=SUMMARY_FIELDS),
+        ],
     )
 
 

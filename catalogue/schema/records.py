@@ -9,6 +9,8 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 
+from catalogue.delivery.projection import RECORD_FIELDS
+from catalogue.schema.batches import PARTIAL_FOOD, projection_parameters
 from catalogue.schema.components import CATEGORY, FOOD_DETAIL, NUTRIENT, SOURCE_LIST
 from catalogue.schema.reads import read
 from catalogue.schema.shapes import data
@@ -23,6 +25,7 @@ def _record_read(
     path: tuple[str, str, str],
     body: dict,
     *kinds: Any,
+    extra: Callable[[], list[OpenApiParameter]] = list,
 ) -> Callable[[], Any]:
     """The operation of a record read, for ``view_schema``: ``path`` is (URL parameter
     name, its help, an example id); ``kinds`` the problems it adds to the 404."""
@@ -42,7 +45,7 @@ def _record_read(
             description=f"One {name} by id: {path[1]}",
             body=data(body),
             kinds=(problems.NotFound, *kinds),
-            parameters=[parameter],
+            parameters=[parameter, *extra()],
         )
 
     return build
@@ -60,8 +63,10 @@ FoodDetailSchema = view_schema(
             "the Taster tier only foods of the account's market are found.",
             "sr28-01001",
         ),
-        FOOD_DETAIL,
+        {"anyOf": [FOOD_DETAIL, PARTIAL_FOOD]},
         problems.MarketNotSelected,
+        problems.InvalidParameter,
+        extra=lambda: projection_parameters(shape=RECORD_FIELDS),
     ),
 )
 BarcodeSchema = view_schema(

@@ -32,9 +32,13 @@ ARGV[6]  bucket size, tokens
 ARGV[7]  TTL of the state, seconds (an idle account's state expires; it is rebuilt
          from the durable history on its next request)
 ARGV[8]  the API key's id, whose hourly buckets count the outcome (0 on peek)
-ARGV[9]  "1" when a seed follows, else "0"
-ARGV[10] seed: requests in the period starting at ARGV[4]
-ARGV[11..#ARGV-1] seed: name, value pairs: an hour number and its count for the ring
+ARGV[9]  (issue 42.3) units: what the request costs (1; a batch of foods, one per food
+         returned). Admitted only when all of them fit in the quota and the bucket holds
+         min(units, size) tokens; then the quota, the hour, the period and the key's
+         "a:" bucket count them all. A refusal counts nothing but one refusal.
+ARGV[10] "1" when a seed follows, else "0"
+ARGV[11] seed: requests in the period starting at ARGV[4]
+ARGV[12..#ARGV-1] seed: name, value pairs: an hour number and its count for the ring
          (the last 24 hours), or a per-key bucket field (above) and its value as the
          history holds it (the current hour's), so absolute values written later
          continue the history instead of restarting it
@@ -52,7 +56,7 @@ KEYS[2]  (issue 13) the account's epoch, "<prefix>:epoch:{a<account id>}" (keys/
 
 Returns {outcome, used, tat, hour, [c(hour-23) .. c(hour)]}:
   outcome 0 = no state for this account: call again with a seed from the history
-          1 = admitted and counted; used counts this request
+          1 = admitted and counted; used counts this request's units
           2 = refused, quota spent (on a rolling day the 24 hourly counts follow, for
               Retry-After)
           3 = refused, burst bucket empty
@@ -71,6 +75,7 @@ local interval = tonumber(ARGV[5])
 local size = tonumber(ARGV[6])
 local ttl = tonumber(ARGV[7])
 local kid = ARGV[8]
+local units = tonumber(ARGV[9])
 local HOUR = 3600000000
 
 -- issue 13: decide only for a current principal (see KEYS[2])
@@ -80,11 +85,11 @@ if epoch ~= '' and redis.call('GET', KEYS[2]) ~= epoch then
 end
 
 if redis.call('EXISTS', key) == 0 then
-  if ARGV[9] ~= '1' then
+  if ARGV[10] ~= '1' then
     return {0, 0, 0, 0}
   end
-  local seed = {'t', now, 'tat', 0, 'ps', want_ps, 'pn', tonumber(ARGV[10])}
-  for i = 11, #ARGV - 1, 2 do
+  local seed = {'t', now, 'tat', 0, 'ps', want_ps, 'pn', tonumber(ARGV[11])}
+  for i = 12, #ARGV - 1, 2 do
     local h = tonumber(ARGV[i])
     if h == nil then -- a per-key bucket field
       seed[#seed + 1] = ARGV[i]
@@ -176,28 +181,30 @@ end
 
 local suffix = ':' .. kid .. ':' .. hour
 
-if used >= quota then
+if used + units > quota then
   redis.call('HINCRBY', key, 'q' .. suffix, 1)
   redis.call('EXPIRE', key, ttl)
   return with_day_counts(2)
 end
 
 if interval > 0 then
+  -- one token a unit, at most the bucket's size (metering/bucket.py tokens_for)
+  local take = math.max(1, math.min(units, size))
   local start = math.max(tat, now)
-  if start - now > (size - 1) * interval then
+  if start - now > (size - take) * interval then
     redis.call('HINCRBY', key, 'b' .. suffix, 1)
     redis.call('EXPIRE', key, ttl)
     return {3, used, start, hour}
   end
-  tat = start + interval
+  tat = start + take * interval
 end
 
 if slot_hour == hour then
-  redis.call('HINCRBY', key, 'c' .. slot, 1)
+  redis.call('HINCRBY', key, 'c' .. slot, units)
 else
-  redis.call('HSET', key, 'h' .. slot, hour, 'c' .. slot, 1)
+  redis.call('HSET', key, 'h' .. slot, hour, 'c' .. slot, units)
 end
-redis.call('HINCRBY', key, 'a' .. suffix, 1)
-redis.call('HSET', key, 't', now, 'tat', tat, 'ps', ps, 'pn', pn + 1, 'l:' .. kid, now)
+redis.call('HINCRBY', key, 'a' .. suffix, units)
+redis.call('HSET', key, 't', now, 'tat', tat, 'ps', ps, 'pn', pn + units, 'l:' .. kid, now)
 redis.call('EXPIRE', key, ttl)
-return {1, used + 1, tat, hour}
+return {1, used + units, tat, hour}

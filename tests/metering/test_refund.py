@@ -115,3 +115,31 @@ def test_failed_requests_are_never_in_the_charged_history(api_client, clock):
     usage_flush()
     totals = KeyUsageHour.objects.aggregate(c=Sum("count"), f=Sum("failed"))
     assert totals == {"c": 3, "f": 2}
+
+
+def test_a_batch_is_given_back_whole_or_not_at_all(meter):
+    """Issue 42.3: a request of n units admitted and answered 5xx gives back its n."""
+    account_id = 7200
+    window = window_at(SMALL_DAY, None, T0)
+
+    def take(units: int) -> Outcome:
+        return meter.consume(
+            account_id=account_id,
+            window=window,
+            bucket=None,
+            now_us=to_us(T0),
+            seed=lambda: Seed(hours={}, period_count=0),
+            key_id=1,
+            units=units,
+        ).outcome
+
+    assert take(4) == Outcome.ADMITTED
+    hour = hour_of(T0)
+    assert not meter.refund(account_id=account_id, key_id=1, hour=hour, units=5)  # never more
+    assert meter.refund(account_id=account_id, key_id=1, hour=hour, units=4)
+    assert not meter.refund(account_id=account_id, key_id=1, hour=hour, units=1)
+    assert take(5) == Outcome.ADMITTED  # all four came back: the quota is whole again
+    meter.remember([account_id])
+    (snapshot,) = meter.snapshot()
+    counts = snapshot.buckets[(1, hour)]
+    assert (counts.admitted, counts.failed, counts.charged) == (9, 4, 5)

@@ -148,7 +148,7 @@ def test_foods_list_documents_search_filters_sorting_and_paging(openapi: dict[st
     query = {p["name"]: p for p in operation["parameters"] if p["in"] == "query"}
     ranges = {f"{h.slug}_{bound}" for h in HEADLINES for bound in ("min", "max")}
     fixed = {"q", "data_type", "category", "brand", "market", "sort", "page", "page_size", "cursor",
-             "variant_of"}  # fmt: skip
+             "variant_of", "ids", "fields", "nutrients"}  # fmt: skip
     assert set(query) == fixed | ranges
     assert query["q"]["schema"]["maxLength"] == 200
     assert query["page_size"]["schema"] == {"type": "integer", "minimum": 1, "maximum": 100}
@@ -220,3 +220,17 @@ def test_usage_history_documents_its_parameters(openapi: dict[str, Any]) -> None
     assert set(query) == {"granularity", "period", "start", "end", "key"}
     assert set(query["period"]["schema"]["enum"]) == {"24h", "7d", "30d"}
     assert names(problems.InvalidParameter) <= problem_kinds(operation, "400")
+
+
+def test_batches_and_projections_are_documented(openapi: dict[str, Any]) -> None:
+    foods = openapi["paths"]["/v1/foods"]["get"]
+    query = {p["name"]: p for p in foods["parameters"] if p["in"] == "query"}
+    assert query["ids"]["schema"]["maxItems"] == 50
+    assert "nutrients_per_100g.protein_g" in query["fields"]["description"]
+    body = foods["responses"]["200"]["content"]["application/json"]["schema"]
+    assert {"$ref": "#/components/schemas/FoodBatch"} in body["anyOf"]
+    batch = openapi["components"]["schemas"]["FoodBatch"]
+    assert "missing" in batch["properties"]["meta"]["properties"]
+    record = openapi["paths"]["/v1/foods/{public_id}"]["get"]
+    assert {"fields", "nutrients"} <= {p["name"] for p in record["parameters"]}
+    assert "400" in record["responses"] and "400" in foods["responses"]

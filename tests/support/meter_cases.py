@@ -28,8 +28,8 @@ A, Q, B, P = Outcome.ADMITTED, Outcome.QUOTA, Outcome.BURST, Outcome.PEEKED
 
 @dataclass(frozen=True)
 class Step:
-    """``n`` requests at ``T + at`` seconds with ``limits``; the last one's expected
-    outcome, ``used`` and ``retry_after``; ``admitted`` of the ``n``."""
+    """``n`` requests of ``units`` units at ``T + at`` seconds with ``limits``; the last
+    one's expected outcome, ``used`` and ``retry_after``; ``admitted`` of the ``n``."""
 
     at: float
     expect: Outcome
@@ -40,6 +40,7 @@ class Step:
     limits: TierLimits | None = None
     anchor: datetime | None = None
     peek: bool = False
+    units: int = 1  # what each request costs (issue 42.3: a batch of foods)
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,39 @@ CASES = {
         ],
         anchor=ANCHOR,
     ),
+    "a batch counts its units; one that does not fit is refused whole": Case(
+        SMALL_DAY,
+        [
+            Step(0, A, 3, units=3),
+            Step(0, Q, 3, units=3, retry_after=24 * 3600 - 25 * 60),
+            Step(0, A, 5, units=2),
+            Step(0, Q, 5, retry_after=24 * 3600 - 25 * 60),
+        ],
+    ),
+    "a refused batch waits until all its units fit in the rolling day": Case(
+        SMALL_DAY,
+        [Step(0, Q, 5, units=3, retry_after=2 * 3600 - 25 * 60), Step(3600 - 25 * 60, A, 5)],
+        seed=Seed(hours={H - 23: 1, H - 22: 2, H - 3: 2}, period_count=0),
+    ),
+    "a batch takes a token a unit, at most the whole bucket": Case(
+        TASTER,
+        [
+            Step(0, A, 50, units=50),
+            Step(0.5, B, 50, retry_after=1),
+            Step(0.5, B, 50, units=5, retry_after=5),
+            Step(5, A, 55, units=5),
+            Step(5, B, 55, units=12, retry_after=10),
+        ],
+    ),
+    "a paid batch counts in the period": Case(
+        SOUS,
+        [
+            Step(0, A, 50, units=50),
+            Step(0, B, 50, units=50, retry_after=5),
+            Step(5, A, 100, units=50),
+        ],
+        anchor=ANCHOR,
+    ),
 }
 
 
@@ -168,9 +202,10 @@ def run(meter: Meter, case: Case, account_id: int) -> list[tuple]:
                 now_us=to_us(now),
                 seed=seed,
                 peek=step.peek,
+                units=step.units,
             )
             admitted += tally.outcome == Outcome.ADMITTED
-        decision = decision_for(tally, window=window, bucket=bucket, now=now)
+        decision = decision_for(tally, window=window, bucket=bucket, now=now, units=step.units)
         results.append((tally.outcome, tally.used, admitted, decision.retry_after))
     assert len(seeds) == 1, "the history is read once, on first use"
     return results

@@ -84,3 +84,30 @@ export async function barcode(code: string): Promise<string> {
   const branded = data.data.branded;
   return branded === null ? data.data.name : `${data.data.name} (${branded.gtin ?? "no GTIN"})`;
 }
+
+// Issue 42.3 and 42.4: a batch by id with only the fields asked for. `ids`, `fields`
+// and `nutrients` are arrays serialised as comma lists; the body is a FoodBatch (or a
+// page), whose records may hold only what was asked (`id` always).
+export async function batch(ids: string[]): Promise<string> {
+  const { data, error } = await client.GET("/v1/foods", {
+    params: { query: { ids, fields: ["name", "nutrients_per_100g.protein_g"], nutrients: ["203"] } },
+    headers: { "X-API-Key": "svc_sk_live_example" },
+  });
+  if (error !== undefined) {
+    return `${error.status} ${error.type}: ${error.detail}`;
+  }
+  const found: string[] = data.data.map((food) => food.id);
+  const missing: string[] = "missing" in data.meta ? data.meta.missing : [];
+  return `${found.join(",")} missing ${missing.join(",")}`;
+}
+
+export async function record(id: string): Promise<string> {
+  const { data, error } = await client.GET("/v1/foods/{public_id}", {
+    params: { path: { public_id: id }, query: { fields: ["name"] } },
+    headers: { "X-API-Key": "svc_sk_live_example" },
+  });
+  if (error !== undefined) {
+    return error.type;
+  }
+  return data.data.id;
+}
