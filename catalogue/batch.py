@@ -29,6 +29,7 @@ from django.db import connections
 from catalogue.delivery import rendering
 from catalogue.delivery.projection import RECORD_FIELDS, Projection, parse_projection
 from catalogue.routing import catalogue_read_alias
+from core.params import list_items
 from core.problems import InvalidParameter
 
 MAX_IDS = 50
@@ -49,7 +50,7 @@ _RECORDS = (
 
 def parse_ids(params: Mapping[str, Sequence[str]]) -> list[str]:
     """The distinct ids asked for, in the order first given. ``InvalidParameter`` naming
-    ``ids`` for a repeated parameter, none, more than ``MAX_IDS`` distinct ids or one
+    ``ids`` for none, more than ``MAX_IDS`` distinct ids or one
     that is not a public id; naming any other parameter given with ``ids`` but
     ``fields`` and ``nutrients``."""
     for name in params:
@@ -58,10 +59,7 @@ def parse_ids(params: Mapping[str, Sequence[str]]) -> list[str]:
                 name,
                 "Not with ids: a batch takes only fields and nutrients (search without ids).",
             )
-    given = params["ids"]
-    if len(given) != 1:
-        raise InvalidParameter("ids", "Give this parameter once, as a comma list.")
-    ids = list(dict.fromkeys(i.strip() for i in given[0].split(",") if i.strip()))
+    ids = list(dict.fromkeys(list_items(params["ids"])))  # ids=a,b or ids=a&ids=b
     if not ids:
         raise InvalidParameter("ids", "Give at least one food id.")
     if len(ids) > MAX_IDS:

@@ -30,6 +30,7 @@ import orjson
 
 from catalogue.delivery.rendering import dumps
 from catalogue.nutrients import HEADLINES
+from core.params import list_items
 from core.problems import InvalidParameter
 
 PARAMETERS = ("fields", "nutrients")
@@ -152,10 +153,7 @@ def parse_projection(
 
 
 def _items(params: Mapping[str, Sequence[str]], name: str) -> list[str]:
-    given = params[name]
-    if len(given) != 1:
-        raise InvalidParameter(name, "Give this parameter at most once.")
-    items = [item.strip() for item in given[0].split(",") if item.strip()]
+    items = list_items(params[name])  # a comma list, or the name repeated
     if not items:
         raise InvalidParameter(name, "Give at least one name.")
     if len(items) > MAX_ITEMS:

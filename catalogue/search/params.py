@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from catalogue.models import DataType
 from catalogue.nutrients import BY_SLUG
 from catalogue.search import text as search_text
+from core.params import list_items
 from core.problems import InvalidParameter
 
 MAX_Q_LENGTH = 200
@@ -110,12 +111,18 @@ class FoodQuery:
         return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 
+LIST_PARAMETERS = ("data_type", "category")
+
+
 def parse_food_query(params: Mapping[str, Sequence[str]]) -> FoodQuery:
     """``params`` maps each name to all its values (a ``QueryDict``'s ``lists()``)."""
     values: dict[str, str] = {}
     for name, given in params.items():
         if name not in _FIXED and not _is_range(name):
             raise InvalidParameter(name, "Unknown parameter.")
+        if name in LIST_PARAMETERS:  # a comma list, or the name repeated (core/params.py)
+            values[name] = ",".join(list_items(given))
+            continue
         if len(given) != 1:
             raise InvalidParameter(name, "Give this parameter at most once.")
         values[name] = given[0]

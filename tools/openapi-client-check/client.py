@@ -94,6 +94,29 @@ check(
     {"q": ["butter"], "page_size": ["5"]},
 )
 check(
+    "batch with a projection (issue 42.3-4): arrays go as repeated names, which the API "
+    "takes as it takes comma lists (core/params.py)",
+    lambda: foods_list.sync_detailed(
+        client=client,
+        ids=["sr28-01001", "sr28-01002"],
+        fields=["name", "nutrients_per_100g.protein_g"],
+        nutrients=["203"],
+    ),
+    "/v1/foods",
+    {
+        "ids": ["sr28-01001", "sr28-01002"],
+        "fields": ["name", "nutrients_per_100g.protein_g"],
+        "nutrients": ["203"],
+    },
+)
+check(
+    "projected record (issue 42.4)",
+    lambda: foods_read.sync_detailed("sr28-01001", client=client, fields=["name"]),
+    "/v1/foods/sr28-01001",
+    {"fields": ["name"]},
+    answered=400,
+)
+check(
     "record",
     lambda: foods_read.sync_detailed("sr28-01001", client=client),
     "/v1/foods/sr28-01001",

@@ -3,7 +3,7 @@
 // types and `error.type` type-checks under --strict; an error body documented as
 // text/html (gunicorn's old 414) would add `string` to the union and fail here.
 import createClient from "openapi-fetch";
-import type { paths } from "../../var/openapi.d.ts";
+import type { components, paths } from "../../var/openapi.d.ts";
 
 const client = createClient<paths>({ baseUrl: "http://127.0.0.1:8000" });
 
@@ -63,12 +63,22 @@ export async function categoryIds(market: string): Promise<string[]> {
   return data.data.map((category) => `${category.id} (${total})`);
 }
 
+// A record is the whole FoodDetail unless `fields=` asked for less (a PartialFood):
+// the schema says both, so a client narrows before reading a field it did not ask for.
+type FoodDetail = components["schemas"]["FoodDetail"];
+function isWhole(food: FoodDetail | components["schemas"]["PartialFood"]): food is FoodDetail {
+  return "nutrients_per_100g" in food && "name" in food;
+}
+
 export async function netCarbs(id: string): Promise<number | null> {
   const { data, error } = await client.GET("/v1/foods/{public_id}", {
     params: { path: { public_id: id } },
     headers: { "X-API-Key": "svc_sk_live_example" },
   });
-  return error === undefined ? (data.data.nutrients_per_100g.net_carbs_g ?? null) : null;
+  if (error !== undefined || !isWhole(data.data)) {
+    return null;
+  }
+  return data.data.nutrients_per_100g.net_carbs_g ?? null;
 }
 
 // Issue 42.2: a food by its barcode; a branded food of the FDC release carries its
