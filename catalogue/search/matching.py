@@ -311,6 +311,39 @@ def phrase_count(*, q: str, market: str | None, cap: int | None) -> int:
         return cursor.fetchone()[0]
 
 
+# A phrase-ranked search's ``total`` in one statement (issue 41.1, the miss path): its
+# phrase matches counted from the phrase index first; only when they stay within the
+# cap, every match counted (the same rows ``_filtered`` + ``match`` give a search with no
+# filter but the market: shown foods only, catalogue.search.variants). PostgreSQL reads a
+# CASE branch's subquery only when the branch is taken.
+_MATCH_TOTAL = (
+    "SELECT CASE WHEN (SELECT count(*) FROM (SELECT 1 "  # noqa: S608 (constants only)
+    + _PHRASE_MATCHES
+    + " LIMIT %(limit)s) p) > %(cap)s THEN %(limit)s ELSE ("
+    "SELECT count(*) FROM (SELECT 1 FROM catalogue_food "
+    "WHERE (%(market)s::varchar IS NULL OR market_id = %(market)s::varchar) "
+    "AND (variant_count IS NULL OR variant_count > 0) "
+    "AND search_vector @@ to_tsquery('english'::regconfig, %(matching)s) "
+    "LIMIT %(limit)s) m) END"
+)
+
+
+def phrase_total(*, q: str, market: str | None, prefix: bool, cap: int) -> int:
+    """How many foods a phrase-ranked search of ``q`` (no filter but ``market``; its last
+    word a prefix when ``prefix``) matches, counting up to ``cap`` + 1 (more than
+    ``cap``: the phrase matches alone, or all matches, pass it): what ``phrase_count``
+    then a count of ``match``'s rows gave, in one statement. ``q`` must have a
+    ``phrase_of``."""
+    params = _phrase_params(q, market, None) | {
+        "cap": cap,
+        "limit": cap + 1,
+        "matching": text.postgres_tsquery(text.words(q), prefix=prefix),
+    }
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute(_MATCH_TOTAL, params)
+        return cursor.fetchone()[0]
+
+
 def _phrase_params(q: str, market: str | None, after: tuple[Any, ...] | None) -> dict[str, Any]:
     phrase = phrase_of(q)
     if phrase is None:

@@ -277,8 +277,8 @@ def _food_page(
     cap = SEARCH_COUNT_CAP if query.q else COUNT_CAP
     if total is not None:
         pass  # counted while ranking the page
-    elif phrased and matching.phrase_count(q=query.q, market=market, cap=cap + 1) > cap:
-        total = cap + 1  # the phrase matches alone pass the cap
+    elif phrased:  # the phrase matches, then (within the cap) all: one statement
+        total = matching.phrase_total(q=query.q, market=market, prefix=query.prefix, cap=cap)
     else:
         total = queryset.order_by()[: cap + 1].count()
     more = len(rows) > limit and (depth is None or offset + limit < depth)
