@@ -140,10 +140,11 @@ def test_phrase_ranked_total_is_the_count_of_every_shown_match(foods, monkeypatc
     # the total, and whether it is exact, agree with ranking every match, cap included.
     Food.objects.filter(name="Butter butter").update(variant_count=0)  # a hidden look-alike
     monkeypatch.setattr(selectors, "SEARCH_COUNT_CAP", cap)
-    every_type = parse_food_query({"q": [q], "data_type": [",".join(DataType.values)]})
+    # Pages of 2: the phrase matches fill the page, so the total is counted apart.
+    every_type = {"q": [q], "page_size": ["2"], "data_type": [",".join(DataType.values)]}
     for prefix in (True, False):  # False: the last word whole (a completed broad prefix)
-        everything = replace(every_type, prefix=prefix)
-        phrased = replace(parse_food_query({"q": [q]}), prefix=prefix)
+        everything = replace(parse_food_query(every_type), prefix=prefix)
+        phrased = replace(parse_food_query({"q": [q], "page_size": ["2"]}), prefix=prefix)
         want = selectors.food_search(
             query=everything, market="US", depth=None, position=Position(0)
         )
