@@ -34,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this tree's harness
 
+from bench.kits.inprocess import metered_client
 from tests.support.engines import ThrowawayRedis
 
 sys.path.insert(0, os.getcwd())  # the code measured: the working directory's
@@ -81,29 +82,10 @@ def main() -> None:
     redis = ThrowawayRedis()
     redis.start()
     try:
-        os.environ.update(
-            DATABASE_URL=args.database_url,
-            REDIS_URL=redis.url,
-            DJANGO_SETTINGS_MODULE="foodservice.settings",
-            ALLOWED_HOSTS="testserver",
-            DEBUG="0",
-            LOG_LEVEL="WARNING",
-            SECRET_KEY="profile-secret-key-not-for-production-0123456789abcdef",  # noqa: S106
-        )
-        import django
-
-        django.setup()
+        client = metered_client(args.database_url, redis.url, "search-miss")
         from django.db import connection
-        from django.test import Client
         from django.test.utils import CaptureQueriesContext
 
-        from accounts.services import account_create, account_set_tier
-        from keys.services import key_create
-
-        email = f"search-miss-{time.time_ns()}@example.com"
-        account = account_set_tier(account=account_create(email=email), tier="head_chef")
-        _, secret = key_create(account=account, label="search-miss")
-        client = Client(HTTP_X_API_KEY=secret)
         chosen = queries(args.database_url, args.kind, args.requests + 20, args.seed)
         warm, measured = chosen[:20], chosen[20:]
         for q in warm:  # imports, plans, connections
