@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this tree's harness
 
+from bench.kits.inprocess import metered_client
 from bench.kits.spread import spread_paths
 from tests.support.engines import ThrowawayRedis
 
@@ -58,27 +59,7 @@ def main() -> None:
     redis = ThrowawayRedis()
     redis.start()
     try:
-        os.environ.update(
-            DATABASE_URL=args.database_url,
-            REDIS_URL=redis.url,
-            DJANGO_SETTINGS_MODULE="foodservice.settings",
-            ALLOWED_HOSTS="testserver",
-            DEBUG="0",
-            LOG_LEVEL="WARNING",
-            SECRET_KEY="profile-secret-key-not-for-production-0123456789abcdef",  # noqa: S106
-        )
-        import django
-
-        django.setup()
-        from django.test import Client
-
-        from accounts.services import account_create, account_set_tier
-        from keys.services import key_create
-
-        email = f"profile-{time.time_ns()}@example.com"
-        account = account_set_tier(account=account_create(email=email), tier="head_chef")
-        _, secret = key_create(account=account, label="profile")
-        client = Client(HTTP_X_API_KEY=secret)
+        client = metered_client(args.database_url, redis.url, "profile")
         kinds = {"record": [f"/v1/foods/{args.food}"], "search": ["/v1/foods?q=cheese"]}
         if args.spread:  # pgspread, the reads server's reference view, is not routed here
             spread = spread_paths(args.database_url, args.spread)

@@ -311,6 +311,143 @@ def phrase_count(*, q: str, market: str | None, cap: int | None) -> int:
         return cursor.fetchone()[0]
 
 
+# A phrase-ranked search's ``total`` in one statement (issue 41.1, the miss path): its
+# phrase matches counted from the phrase index first; only when they stay within the
+# cap, every match counted (the same rows ``_filtered`` + ``match`` give a search with no
+# filter but the market: shown foods only, catalogue.search.variants). PostgreSQL reads a
+# CASE branch's subquery only when the branch is taken.
+_MATCH_COUNT = (
+    "SELECT count(*) FROM (SELECT 1 FROM catalogue_food "
+    "WHERE (%(market)s::varchar IS NULL OR market_id = %(market)s::varchar) "
+    "AND (variant_count IS NULL OR variant_count > 0) "
+    "AND search_vector @@ to_tsquery('english'::regconfig, %(matching)s) "
+    "LIMIT %(limit)s) m"
+)
+_MATCH_TOTAL = (
+    "SELECT CASE WHEN (SELECT count(*) FROM (SELECT 1 "  # noqa: S608 (constants only)
+    + _PHRASE_MATCHES
+    + " LIMIT %(limit)s) p) > %(cap)s THEN %(limit)s ELSE ("
+    + _MATCH_COUNT
+    + ") END"
+)
+
+
+def match_count(*, q: str, market: str | None, prefix: bool, cap: int) -> int:
+    """How many foods a search of ``q`` with no filter but ``market`` matches (``match``,
+    shown foods only), counting up to ``cap``: the bound ``_ranked`` checks before
+    ranking a phrase-ranked search's other matches (catalogue.search.selectors)."""
+    params = {
+        "market": market or None,
+        "matching": text.postgres_tsquery(text.words(q), prefix=prefix),
+        "limit": cap,
+    }
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute(_MATCH_COUNT, params)
+        return cursor.fetchone()[0]
+
+
+def phrase_total(*, q: str, market: str | None, prefix: bool, cap: int) -> int:
+    """How many foods a phrase-ranked search of ``q`` (no filter but ``market``; its last
+    word a prefix when ``prefix``) matches, counting up to ``cap`` + 1 (more than
+    ``cap``: the phrase matches alone, or all matches, pass it): what ``phrase_count``
+    then a count of ``match``'s rows gave, in one statement. ``q`` must have a
+    ``phrase_of``."""
+    params = _phrase_params(q, market, None) | {
+        "cap": cap,
+        "limit": cap + 1,
+        "matching": text.postgres_tsquery(text.words(q), prefix=prefix),
+    }
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute(_MATCH_TOTAL, params)
+        return cursor.fetchone()[0]
+
+
+# The matches of a phrase-ranked search below the phrase index (relevance 1 and 0: no
+# head, start or whole phrase of the query in the name), ranked as ``with_relevance``
+# ranks them, with ``remaining`` (how many such rows follow ``after``) as a window count.
+# Written out once instead of built by the ORM on every new search (issue 41.1: the
+# ORM's ~30 expressions cost more Python than the rest of the page); the tests compare
+# it with ``with_relevance`` over every match.
+_TAIL_ROWS = (
+    "SELECT id, relevance, quality, name_length, count(*) OVER () FROM ("
+    "SELECT id, CASE WHEN search_stems LIKE %(starts_phrase)s THEN 1 "
+    "WHEN {local} THEN 1 ELSE 0 END AS relevance, "
+    "COALESCE(rank_quality, %(unranked)s) AS quality, length(search_name) AS name_length "
+    "FROM catalogue_food "
+    "WHERE (%(market)s::varchar IS NULL OR market_id = %(market)s::varchar) "
+    "AND (variant_count IS NULL OR variant_count > 0) "
+    "AND search_vector @@ to_tsquery('english'::regconfig, %(matching)s) "
+    "AND CASE WHEN search_heads LIKE %(head)s THEN 13 WHEN {starts} THEN 12 "
+    "WHEN {holds} THEN 11 ELSE 0 END = 0) t "
+    "{after}"
+    "ORDER BY relevance DESC, quality, name_length NULLS LAST, id "
+    "LIMIT %(limit)s OFFSET %(offset)s"
+)
+_LOCAL_NAME = (
+    "(search_aliases = %(exact{i})s OR search_aliases LIKE %(first{i})s "
+    "OR search_aliases LIKE %(last{i})s OR search_aliases LIKE %(inner{i})s)"
+)
+
+
+def tail_rows(
+    *,
+    q: str,
+    market: str | None,
+    prefix: bool,
+    after: tuple[Any, ...] | None,
+    offset: int,
+    limit: int,
+) -> list[dict[str, Any]]:
+    """The matches of ``q`` (one or two words, filtered by ``market`` only; the last
+    word a prefix when ``prefix``) of relevance below ``PHRASE_RELEVANCE``, in
+    relevance order, as dicts of ``id``, ``relevance``, ``quality``, ``name_length`` and
+    ``remaining``: those after the sort key ``after`` if given, skipping ``offset``, at
+    most ``limit``. The rows ``with_relevance`` ranks the same way (module docstring)."""
+    terms = text.words(q)
+    stems = [text.stem(term) for term in terms]
+    if not 1 <= len(stems) <= PHRASE_MAX_WORDS:
+        raise ValueError(f"the phrase index cannot rank {q!r}")
+    like = connection.ops.prep_for_like_query
+    orders = list(dict.fromkeys((" ".join(stems), " ".join(reversed(stems)))))
+    params: dict[str, Any] = {
+        "market": market or None,
+        "matching": text.postgres_tsquery(terms, prefix=prefix),
+        "unranked": UNRANKED_QUALITY,
+        "head": f"%{like(f'|{text.phrase_key(stems)}|')}%",
+        "starts_phrase": f"{like(' ' + ' '.join(stems))}%",
+        "limit": limit,
+        "offset": offset,
+    }
+    for i, order in enumerate(orders):
+        params[f"starts{i}"] = f"{like(f' {order} ')}%"
+        params[f"holds{i}"] = f"%{like(f' {order} ')}%"
+    names = text.romanisations(" ".join(terms))
+    for i, name in enumerate(names):
+        params |= {
+            f"exact{i}": f" {name} ",
+            f"first{i}": f"{like(f' {name} |')}%",
+            f"last{i}": f"%{like(f'| {name} ')}",
+            f"inner{i}": f"%{like(f'| {name} |')}%",
+        }
+    where = ""
+    if after is not None:
+        where = "WHERE (-relevance, quality, name_length, id) > (%(r)s, %(k)s, %(n)s, %(i)s) "
+        params |= dict(zip("rkni", (-after[0], *after[1:]), strict=True))
+    sql = _TAIL_ROWS.format(
+        local=" OR ".join(_LOCAL_NAME.format(i=i) for i in range(len(names))),
+        starts=" OR ".join(f"search_stems LIKE %(starts{i})s" for i in range(len(orders))),
+        holds=" OR ".join(f"search_stems LIKE %(holds{i})s" for i in range(len(orders))),
+        after=where,
+    )
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    return [
+        {"id": i, "relevance": r, "quality": k, "name_length": n, "remaining": c}
+        for i, r, k, n, c in found
+    ]
+
+
 def _phrase_params(q: str, market: str | None, after: tuple[Any, ...] | None) -> dict[str, Any]:
     phrase = phrase_of(q)
     if phrase is None:

@@ -277,8 +277,8 @@ def _food_page(
     cap = SEARCH_COUNT_CAP if query.q else COUNT_CAP
     if total is not None:
         pass  # counted while ranking the page
-    elif phrased and matching.phrase_count(q=query.q, market=market, cap=cap + 1) > cap:
-        total = cap + 1  # the phrase matches alone pass the cap
+    elif phrased:  # the phrase matches, then (within the cap) all: one statement
+        total = matching.phrase_total(q=query.q, market=market, prefix=query.prefix, cap=cap)
     else:
         total = queryset.order_by()[: cap + 1].count()
     more = len(rows) > limit and (depth is None or offset + limit < depth)
@@ -347,6 +347,7 @@ def _ranked(
     *,
     below_phrase: bool = False,
     phrases: int = 0,
+    market: str | None = None,
 ) -> list[dict[str, Any]]:
     """Sort keys (with ``id``) of ``count`` matches from ``start`` on, or from the row
     after the key ``after``, ranked in the database on narrow tuples (id and sort keys
@@ -359,8 +360,18 @@ def _ranked(
     if _bounded(query):
         # Ranked on narrow tuples, but every match of the expression: bounded first.
         beyond = phrases + TAIL_RANK_CAP
-        if queryset.order_by()[: beyond + 1].count() > beyond:
+        if below_phrase:  # a phrase-ranked search: filtered by market only
+            found = matching.match_count(
+                q=query.q, market=market, prefix=query.prefix, cap=beyond + 1
+            )
+        else:
+            found = queryset.order_by()[: beyond + 1].count()
+        if found > beyond:
             raise _TooBroad
+    if below_phrase:  # written out in SQL (matching.tail_rows), not built by the ORM
+        return matching.tail_rows(
+            q=query.q, market=market, prefix=query.prefix, after=after, offset=start, limit=count
+        )
     columns = ordering.columns_for(query.sort)
     if query.sort.key == "relevance":
         queryset = matching.with_relevance(queryset, query.q)
@@ -395,7 +406,9 @@ def _phrase_page(
         phrases = (
             matching.phrase_count(q=query.q, market=market, cap=None) if _bounded(query) else 0
         )
-        tail = _ranked(queryset, query, key, 0, count, below_phrase=True, phrases=phrases)
+        tail = _ranked(
+            queryset, query, key, 0, count, below_phrase=True, phrases=phrases, market=market
+        )
         return tail, position.offset + tail[0]["remaining"] if tail else None
     start = 0 if key is not None else position.offset
     head = matching.phrase_rows(q=query.q, market=market, after=key, offset=start, limit=count)
@@ -407,7 +420,14 @@ def _phrase_page(
         phrases = matching.phrase_count(q=query.q, market=market, cap=None)
         rest = start - phrases
     tail = _ranked(
-        queryset, query, None, rest, count - len(head), below_phrase=True, phrases=phrases
+        queryset,
+        query,
+        None,
+        rest,
+        count - len(head),
+        below_phrase=True,
+        phrases=phrases,
+        market=market,
     )
     if tail:
         return head + tail, phrases + tail[0]["remaining"]

@@ -7,6 +7,7 @@ through the one path."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -130,3 +131,23 @@ def test_bulk_created_foods_are_found(db):
 def test_market_scopes_phrase_ranked_search(foods):
     assert "Butter, British" not in ranked("butter", market="US")
     assert ranked("butter", market="GB") == ["Butter, British", "Peanut butter, crunchy"]
+
+
+@pytest.mark.parametrize("cap", [1, 3, 100])
+@pytest.mark.parametrize("q", ["butter", "peanut butter", "pean", "apple", "zzz"])
+def test_phrase_ranked_total_is_the_count_of_every_shown_match(foods, monkeypatch, q, cap):
+    # Issue 41.1: the phrase matches and then every match are counted in one statement;
+    # the total, and whether it is exact, agree with ranking every match, cap included.
+    Food.objects.filter(name="Butter butter").update(variant_count=0)  # a hidden look-alike
+    monkeypatch.setattr(selectors, "SEARCH_COUNT_CAP", cap)
+    # Pages of 2: the phrase matches fill the page, so the total is counted apart.
+    every_type = {"q": [q], "page_size": ["2"], "data_type": [",".join(DataType.values)]}
+    for prefix in (True, False):  # False: the last word whole (a completed broad prefix)
+        everything = replace(parse_food_query(every_type), prefix=prefix)
+        phrased = replace(parse_food_query({"q": [q], "page_size": ["2"]}), prefix=prefix)
+        want = selectors.food_search(
+            query=everything, market="US", depth=None, position=Position(0)
+        )
+        got = selectors.food_search(query=phrased, market="US", depth=None, position=Position(0))
+        assert (got.total, got.total_exact) == (want.total, want.total_exact)
+        assert [r["id"] for r in got.rows] == [r["id"] for r in want.rows]
