@@ -244,3 +244,17 @@ def _fresh_meter(settings) -> Iterator[None]:  # pytest-django's settings fixtur
     recorder.flusher.stop()
     meter_reset()
     outcomes.buffer.clear()
+
+
+@pytest.fixture
+def unhurried(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests of what a search finds, not how fast (the judged sets among them): the short time
+    budgets of its fallbacks (relaxing a long query, widening unknown words, spelling)
+    made roomy, so a loaded machine cannot turn a hit into a miss. Their bounds are
+    tested on their own (tests/catalogue/search/: test_cost_bound.py, test_spelling_bounds.py,
+    test_relaxation.py, test_long_queries.py)."""
+    from catalogue.search import matching, spelling
+
+    monkeypatch.setattr(matching, "RELAX_BUDGET_SECONDS", 30.0)
+    monkeypatch.setattr(matching, "WIDEN_BUDGET_SECONDS", 30.0)
+    monkeypatch.setattr(spelling, "BUDGET_SECONDS", 30.0)

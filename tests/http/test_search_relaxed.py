@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from catalogue.search import matching
 from keys.services import key_create
 from tests.factories import AccountFactory, FoodFactory
 
@@ -15,9 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def client(db: None, monkeypatch: pytest.MonkeyPatch) -> APIClient:
-    monkeypatch.setattr(matching, "RELAX_BUDGET_SECONDS", 30.0)
-    monkeypatch.setattr(matching, "WIDEN_BUDGET_SECONDS", 30.0)
+def client(db: None, unhurried: None) -> APIClient:
     FoodFactory(name="Peanut butter and jelly sandwich, NFS", data_type="survey")
     FoodFactory(name="Rice, fried, NFS", data_type="survey")
     account = AccountFactory(market="US")

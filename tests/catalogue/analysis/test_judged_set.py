@@ -20,7 +20,8 @@ from tests.support.shared_rows import shared_rows
 FOOD_FLOOR = 0.90
 GRAMS_FLOOR = 0.90
 
-pytestmark = pytest.mark.django_db
+# Quality, not speed: the fallbacks' time budgets made roomy (tests/catalogue/conftest.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("unhurried")]
 
 
 def load_sample() -> None:

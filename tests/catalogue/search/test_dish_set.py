@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 
 from catalogue.importers.load import catalogue_load
-from catalogue.search import matching
 from tests.factories import FoodFactory, MarketFactory
 from tests.support.judged import dish_set, search_scoring
 
-pytestmark = pytest.mark.django_db
+# Quality, not speed: the fallbacks' time budgets made roomy (tests/catalogue/conftest.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("unhurried")]
 
 # (data type, name) of real foods of the full catalogue (USDA FNDDS, SR28, FDC
 # branded labels), chosen by the sample's queries: the dish meant and what competed.
@@ -84,10 +84,7 @@ US_SAMPLE = {
 
 
 @pytest.fixture
-def dish_sample(db: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The time budget is a backstop; a loaded test machine must not reach it.
-    monkeypatch.setattr(matching, "RELAX_BUDGET_SECONDS", 30.0)
-    monkeypatch.setattr(matching, "WIDEN_BUDGET_SECONDS", 30.0)
+def dish_sample(db: None) -> None:
     us = MarketFactory(code="US")
     for data_type, name in US_ROWS:
         source = "fdc" if data_type == "branded" else "sr28"
@@ -166,11 +163,7 @@ def test_a_reference_name_led_by_a_brand_ranks_as_a_product_for_long_queries(db,
     assert body["data"][0]["name"].startswith("CAMPBELL'S")
 
 
-def test_a_food_served_with_another_is_searched_alone_when_only_products_hold_both(
-    db, taster, monkeypatch
-):
-    monkeypatch.setattr(matching, "RELAX_BUDGET_SECONDS", 30.0)
-    monkeypatch.setattr(matching, "WIDEN_BUDGET_SECONDS", 30.0)
+def test_a_food_served_with_another_is_searched_alone_when_only_products_hold_both(db, taster):
     FoodFactory(name="Bagels, plain, enriched", data_type="sr_legacy")
     FoodFactory(name="BAGEL & CREAM CHEESE", data_type="branded", source="fdc")
     FoodFactory(name="Cheese, cream", data_type="sr_legacy")

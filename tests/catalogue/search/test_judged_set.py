@@ -15,7 +15,8 @@ from tests.catalogue.conftest import DATA
 from tests.support.judged import search_scoring, search_set
 from tests.support.shared_rows import shared_rows
 
-pytestmark = pytest.mark.django_db
+# Quality, not speed: the fallbacks' time budgets made roomy (tests/catalogue/conftest.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("unhurried")]
 
 
 def load_judged() -> None:

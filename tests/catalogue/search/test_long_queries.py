@@ -87,9 +87,7 @@ def test_stop_words_never_decide_a_match_on_either_backend(db, taster):
 
 
 @pytest.fixture
-def salmon(db: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The time budget is a backstop; a loaded test machine must not reach it.
-    monkeypatch.setattr(matching, "RELAX_BUDGET_SECONDS", 30.0)
+def salmon(db: None, unhurried: None) -> None:
     FoodFactory(name="Fish, salmon, Atlantic, farmed, raw")
     FoodFactory(name="Fish, salmon, Atlantic, wild, raw")
     for _ in range(3):

@@ -23,10 +23,7 @@ def search(client, q: str, **params: Any) -> dict[str, Any]:  # type: ignore[no-
 
 
 @pytest.fixture
-def sandwiches(db: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The time budget is a backstop; a loaded test machine must not reach it.
-    monkeypatch.setattr(matching, "RELAX_BUDGET_SECONDS", 30.0)
-    monkeypatch.setattr(matching, "WIDEN_BUDGET_SECONDS", 30.0)
+def sandwiches(db: None, unhurried: None) -> None:
     FoodFactory(name="Peanut butter and jelly sandwich, NFS", data_type="survey")
     FoodFactory(name="Peanut butter and jelly", data_type="survey")
     FoodFactory(name="Peanut butter, smooth style, without salt", data_type="sr_legacy")
