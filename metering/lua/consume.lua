@@ -32,8 +32,8 @@ ARGV[6]  bucket size, tokens
 ARGV[7]  TTL of the state, seconds (an idle account's state expires; it is rebuilt
          from the durable history on its next request)
 ARGV[8]  the API key's id, whose hourly buckets count the outcome (0 on peek)
-ARGV[9]  (issue 42.3) units: what the request costs (1; a batch of foods, one per food
-         returned). Admitted only when all of them fit in the quota and the bucket holds
+ARGV[9]  (issue 42.3) units: what the request costs (1; a batch of foods, one per
+         distinct id asked, found or not). Admitted only when all of them fit in the quota and the bucket holds
          min(units, size) tokens; then the quota, the hour, the period and the key's
          "a:" bucket count them all. A refusal counts nothing but one refusal.
 ARGV[10] "1" when a seed follows, else "0"
