@@ -24,11 +24,8 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 
-from django.db import connections
-
 from catalogue.delivery import rendering
 from catalogue.delivery.projection import RECORD_FIELDS, Projection, parse_projection
-from catalogue.routing import catalogue_read_alias
 from core.params import list_items
 from core.problems import InvalidParameter
 
@@ -38,14 +35,6 @@ MAX_IDS = 50
 BATCH_PARAMETERS = frozenset({"ids", "fields", "nutrients"})
 # A public id: "<source>-<source id>" (catalogue.models.Food.public_id, 40 at most).
 PUBLIC_ID = re.compile(r"[a-z0-9]+-[A-Za-z0-9._-]{1,38}")
-_DEFINITIONS = "COALESCE((SELECT n FROM catalogue_catalogueversion WHERE id = 2), 0)"
-# rendering._RECORD for many ids at once: each food (visible in the market, if given)
-# and its bytes when they are current.
-_RECORDS = (
-    "SELECT f.public_id, f.id, r.record, r.etag FROM catalogue_food f "  # noqa: S608 (constants only)
-    "LEFT JOIN catalogue_foodrendering r ON r.food_id = f.id AND r.revision = f.revision "
-    "AND r.version = " + _DEFINITIONS + " AND r.format = %s WHERE f.public_id IN ({ids})"
-)
 
 
 def parse_ids(params: Mapping[str, Sequence[str]]) -> list[str]:
@@ -87,7 +76,7 @@ def food_batch(*, ids: list[str], market: str | None, projection: Projection) ->
     """The body and ETag of ``GET /v1/foods?ids=...`` for a caller who sees ``market``:
     ``{"data": [record, ...], "meta": {"ids": n, "count": n, "missing": [...]}}``,
     records in the order asked."""
-    found = _records(ids, market)
+    found = rendering.food_records(public_ids=ids, market=market)
     records: list[bytes] = []
     tags: list[str] = []
     missing: list[str] = []
@@ -109,38 +98,3 @@ def food_batch(*, ids: list[str], market: str | None, projection: Projection) ->
         digest.update(part.encode())
         digest.update(b"\x00")
     return out, '"' + digest.hexdigest()[:32] + '"'
-
-
-def _records(ids: list[str], market: str | None) -> dict[str, tuple[bytes, str]]:
-    """Each visible food's stored record (body, ETag) by public id: from this worker's
-    memory, else one query for the rest (outdated ones rendered now), kept in memory."""
-    memory = rendering.local_records
-    found: dict[str, tuple[bytes, str]] = {}
-    for public_id in ids:
-        hit = memory.get((public_id, market))
-        if hit is not None:
-            found[public_id] = hit
-    rest = [i for i in ids if i not in found]
-    if not rest:
-        return found
-    version = memory.version_now()
-    sql = _RECORDS.format(ids=", ".join(["%s"] * len(rest)))
-    params: list[object] = [rendering.render_format(), *rest]
-    if market:
-        sql += " AND f.market_id = %s"
-        params.append(market)
-    with connections[catalogue_read_alias()].cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    outdated = {food_id: public_id for public_id, food_id, record, _ in rows if record is None}
-    rendered = rendering.render_foods(list(outdated)) if outdated else {}
-    for public_id, food_id, record, etag in rows:
-        if record is None:
-            if food_id not in rendered:
-                continue  # deleted since
-            value = (rendered[food_id].record, rendered[food_id].etag)
-        else:
-            value = (bytes(record), etag)
-        found[public_id] = value
-        memory.put((public_id, market), value, version=version)
-    return found

@@ -83,6 +83,12 @@ _RECORD = (
     "AND r.version = " + _DEFINITIONS + " AND r.format = %s WHERE f.public_id = %s"
 )
 _RECORD_IN_MARKET = _RECORD + " AND f.market_id = %s"
+# _RECORD for many public ids at once (catalogue/batch.py).
+_RECORDS = (
+    "SELECT f.public_id, f.id, r.record, r.etag FROM catalogue_food f "  # noqa: S608 (constants only)
+    "LEFT JOIN catalogue_foodrendering r ON r.food_id = f.id AND r.revision = f.revision "
+    "AND r.version = " + _DEFINITIONS + " AND r.format = %s WHERE f.public_id IN ({ids})"
+)
 _SUMMARIES = (
     "SELECT r.food_id, r.summary FROM catalogue_foodrendering r "  # noqa: S608 (constants only)
     "JOIN catalogue_food f ON f.id = r.food_id AND f.revision = r.revision "
@@ -209,6 +215,42 @@ def _food_record(public_id: str, market: str | None) -> tuple[bytes, str]:
         rendering = render_foods([food_id])[food_id]
         return rendering.record, rendering.etag
     return bytes(record), etag
+
+
+def food_records(*, public_ids: list[str], market: str | None) -> dict[str, tuple[bytes, str]]:
+    """``food_record`` for many ids: each visible food's (body, ETag) by public id, from
+    this worker's memory, else one query for the rest (outdated ones rendered now), kept
+    in memory; ids of no visible food are left out."""
+    memory = local_records
+    found: dict[str, tuple[bytes, str]] = {}
+    for public_id in public_ids:
+        hit = memory.get((public_id, market))
+        if hit is not None:
+            found[public_id] = hit
+    rest = [i for i in public_ids if i not in found]
+    if not rest:
+        return found
+    version = memory.version_now()
+    sql = _RECORDS.format(ids=", ".join(["%s"] * len(rest)))
+    params: list[object] = [render_format(), *rest]
+    if market:
+        sql += " AND f.market_id = %s"
+        params.append(market)
+    with connections[catalogue_read_alias()].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    outdated = {food_id: public_id for public_id, food_id, record, _ in rows if record is None}
+    rendered = render_foods(list(outdated)) if outdated else {}
+    for public_id, food_id, record, etag in rows:
+        if record is None:
+            if food_id not in rendered:
+                continue  # deleted since
+            value = (rendered[food_id].record, rendered[food_id].etag)
+        else:
+            value = (bytes(record), etag)
+        found[public_id] = value
+        memory.put((public_id, market), value, version=version)
+    return found
 
 
 def summaries(food_ids: list[int]) -> dict[int, bytes]:
