@@ -1,6 +1,10 @@
 """The API reference (issue 6): ``/openapi.json`` and ``/docs``. Neither needs a key
 nor is metered.
 
+``/openapi.json`` is built once per process for each set of offered markets and then
+served as bytes with an ETag (issue 41.4: building it costs ~35 ms of CPU, on a URL
+anyone may call; every test of the reference paid it again).
+
 ``/docs`` is Redoc rendered from ``/openapi.json`` with every asset served by the app
 itself (the Redoc bundle from drf-spectacular-sidecar, a small init script; no CDN, no
 web fonts), so it works on machines without network access. The bundle is served by
@@ -15,18 +19,24 @@ and a ``blob:`` worker (its search index).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 from drf_spectacular.renderers import OpenApiJsonRenderer2
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView
 from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
 
 from foodservice.http.security import CONTENT_SECURITY_POLICY
+from foodservice.openapi.schema import offered_markets_now
 
 DOCS_CONTENT_SECURITY_POLICY = (
     CONTENT_SECURITY_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
@@ -34,13 +44,70 @@ DOCS_CONTENT_SECURITY_POLICY = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class _Document:
+    body: bytes
+    content_type: str
+    disposition: str
+    etag: str
+
+
+# The served documents by the markets they list (None: the catalogue was unreadable). A
+# document is built from the code, the settings and the markets offered: the code and the
+# settings are those of the process, the markets are read on every request (a cached
+# query), so no worker serves a stale document. Building one costs ~35 ms of CPU (half a
+# megabyte of JSON), which an anonymous, unmetered URL must not cost every time.
+_documents: dict[tuple[str, ...] | None, _Document] = {}
+_DOCUMENTS_KEPT = 8
+
+
+@receiver(setting_changed)
+def _forget_documents(**kwargs: object) -> None:
+    """A settings change (tests' overrides) may change the document: build it again."""
+    _documents.clear()
+
+
 class SchemaView(SpectacularJSONAPIView):
-    """``GET /openapi.json``: the OpenAPI 3 document, as ``application/json``."""
+    """``GET /openapi.json``: the OpenAPI 3 document, as ``application/json``, built once
+    per process for each set of offered markets, with an ETag (``If-None-Match`` gets a
+    304)."""
 
     renderer_classes = [OpenApiJsonRenderer2]
     authentication_classes: list = []
     permission_classes = [AllowAny]
     throttle_classes: list = []
+
+    @extend_schema(exclude=True)  # as the view it extends: not an operation of the API
+    def get(self, request: Request, *args: object, **kwargs: object) -> HttpResponse:
+        markets = offered_markets_now()
+        key = tuple(markets) if markets is not None else None
+        document = _documents.get(key)
+        if document is None:
+            document = self._build(request, *args, **kwargs)
+            if len(_documents) >= _DOCUMENTS_KEPT:
+                _documents.clear()
+            _documents[key] = document
+        if request.headers.get("If-None-Match") == document.etag:
+            response = HttpResponse(status=304)
+        else:
+            response = HttpResponse(document.body, content_type=document.content_type)
+            response["Content-Disposition"] = document.disposition
+        response["ETag"] = document.etag
+        return response
+
+    def _build(self, request: Request, *args: object, **kwargs: object) -> _Document:
+        response = super().get(request, *args, **kwargs)
+        response.accepted_renderer = request.accepted_renderer
+        response.accepted_media_type = request.accepted_media_type
+        response.renderer_context = self.get_renderer_context()
+        response.render()
+        body = bytes(response.content)
+        return _Document(
+            body=body,
+            content_type=response["Content-Type"],
+            disposition=response["Content-Disposition"],
+            etag='"' + hashlib.sha256(body).hexdigest()[:32] + '"',
+        )
 
 
 @require_safe

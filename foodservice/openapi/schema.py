@@ -85,6 +85,15 @@ def intro() -> str:
     )
 
 
+def offered_markets_now() -> list[str] | None:
+    """``markets_offered()``, or None when the catalogue cannot be read (the database or
+    Redis down): what the served document's ``markets_offered`` enum lists."""
+    try:
+        return markets_offered()
+    except (DatabaseError, *UNREACHABLE):
+        return None
+
+
 def _offered_markets(schemas: dict[str, Any], request: Any) -> None:
     """The markets offered right now as an enum of ``Market.markets_offered`` (issue
     14.5): the served schema is built per request, so it knows them (the catalogue's
@@ -94,9 +103,8 @@ def _offered_markets(schemas: dict[str, Any], request: Any) -> None:
     Redis is down."""
     if "Market" not in schemas or request is None:
         return
-    try:
-        codes = markets_offered()
-    except (DatabaseError, *UNREACHABLE):
+    codes = offered_markets_now()
+    if codes is None:
         return
     market = schemas["Market"] = copy.deepcopy(schemas["Market"])  # the registry stays
     offered = market["properties"]["data"]["properties"]["markets_offered"]
