@@ -6,8 +6,7 @@ import datetime as dt
 import json
 import os
 import re
-import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from keys.models import ApiKey
 from keys.services import key_create, key_revoke
 from tests.conftest import T0
 from tests.factories import AccountFactory, ApiKeyFactory
+from tests.support.forked_manage import ForkedManage
 
 pytestmark = pytest.mark.django_db
 
@@ -222,25 +222,19 @@ def test_a_missing_argument_is_a_usage_error(run_command, db):
 
 
 @pytest.fixture(scope="module")
-def manage(tmp_path_factory: pytest.TempPathFactory):
-    """Run ``manage.py`` as its own process on a fresh embedded database of its own."""
+def manage(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkedManage]:
+    """Run ``manage.py`` commands as processes of their own (each forked from one that
+    imported the project once: tests/support/forked_manage.py) on a fresh embedded
+    database of their own."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env["FOODSERVICE_VAR_DIR"] = str(tmp_path_factory.mktemp("var"))
-
-    def manage(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-
-    assert manage("migrate", "--noinput", "-v0").returncode == 0
-    assert manage("create_account", "ops@example.com").returncode == 0
-    return manage
+    manage = ForkedManage(cwd=ROOT, env=env)
+    try:
+        assert manage("migrate", "--noinput", "-v0").returncode == 0
+        assert manage("create_account", "ops@example.com").returncode == 0
+        yield manage
+    finally:
+        manage.close()
 
 
 @pytest.mark.backend_free
