@@ -253,6 +253,11 @@ def unhurried(monkeypatch: pytest.MonkeyPatch) -> None:
     made roomy, so a loaded machine cannot turn a hit into a miss. Their bounds are
     tested on their own (tests/catalogue/search/: test_cost_bound.py, test_spelling_bounds.py,
     test_relaxation.py, test_long_queries.py)."""
+    roomy_budgets(monkeypatch)
+
+
+def roomy_budgets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``unhurried``'s budgets, for a fixture of a wider scope (its own MonkeyPatch)."""
     from catalogue.search import matching, spelling
 
     monkeypatch.setattr(matching, "RELAX_BUDGET_SECONDS", 30.0)
