@@ -78,10 +78,11 @@ test-embedded: $(VENV)/.installed axe
 # journeys' clicks) assert what the page looks like and how it reads, which no backend
 # changes; the pages' data on PostgreSQL + Redis is asserted here by tests/dashboard
 # through Django's client. Run once, in the embedded pass, they spare a fifth of this
-# pass's CPU (issue 41.4).
+# pass's CPU (issue 41.4). So are the http_edge tests (what gunicorn and nginx answer to
+# request framing and slow clients, before any backend is read).
 test-services: $(VENV)/.installed
 	@echo "=== test pass: PostgreSQL + Redis (the engine tests have a pass of their own) ==="
-	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest -n $(XDIST) -m "not engines and not backend_free and not browser" $(PYTEST_ARGS)
+	DATABASE_URL=$(PG_TEST_URL) REDIS_URL=$(REDIS_TEST_URL) $(PY) -m pytest -n $(XDIST) -m "not engines and not backend_free and not http_edge and not browser" $(PYTEST_ARGS)
 
 # tests/engines: throwaway Redis Cluster / Sentinel, PgBouncer, a PostgreSQL replica.
 # Mostly waiting (failovers, replay, a second pytest through PgBouncer), so two workers

@@ -20,7 +20,8 @@ from keys.services import key_create
 from tests.factories import AccountFactory
 from tests.support.servers import gunicorn, nginx
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
+# What gunicorn and nginx answer, before any backend is read: the embedded pass only.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server, pytest.mark.http_edge]
 
 
 def exchange(base: str, raw: bytes) -> tuple[int, dict[str, str], bytes]:

@@ -20,7 +20,8 @@ from keys.services import key_create
 from tests.factories import AccountFactory
 from tests.support.servers import gunicorn, nginx
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]
+# What gunicorn and nginx answer, before any backend is read: the embedded pass only.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server, pytest.mark.http_edge]
 
 SLOW = 200
 HOLD_SECONDS = 6  # under nginx's client_header_timeout (10 s)
