@@ -67,6 +67,7 @@ from catalogue.models import Food, FoodRendering, Nutrient
 from catalogue.nutrients import NutrientRef
 from catalogue.routing import catalogue_read_alias
 from core import problems
+from core.sql import prepared_cursor
 
 logger = logging.getLogger("foodservice.catalogue")
 
@@ -205,7 +206,7 @@ def _food_record(public_id: str, market: str | None) -> tuple[bytes, str]:
     sql, params = (
         (_RECORD, [fmt, public_id]) if not market else (_RECORD_IN_MARKET, [fmt, public_id, market])
     )
-    with connections[catalogue_read_alias()].cursor() as cursor:
+    with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
@@ -236,7 +237,7 @@ def food_records(*, public_ids: list[str], market: str | None) -> dict[str, tupl
     if market:
         sql += " AND f.market_id = %s"
         params.append(market)
-    with connections[catalogue_read_alias()].cursor() as cursor:
+    with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     outdated = {food_id: public_id for public_id, food_id, record, _ in rows if record is None}
@@ -261,7 +262,7 @@ def summaries(food_ids: list[int]) -> dict[int, bytes]:
     found: dict[int, bytes] = {}
     ids = sorted(set(food_ids))
     sql = _SUMMARIES.format(ids=", ".join(["%s"] * len(ids)))
-    with connections[catalogue_read_alias()].cursor() as cursor:
+    with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(sql, [render_format(), *ids])
         found = {food_id: bytes(summary) for food_id, summary in cursor.fetchall()}
     missing = [food_id for food_id in ids if food_id not in found]

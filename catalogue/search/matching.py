@@ -47,7 +47,7 @@ from itertools import combinations
 from operator import and_, or_
 from typing import Any
 
-from django.db import connection, connections
+from django.db import connection
 from django.db.models import BooleanField, Case, F, IntegerField, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Length
@@ -56,6 +56,7 @@ from catalogue.models import Food
 from catalogue.routing import catalogue_read_alias
 from catalogue.search import text
 from catalogue.search.ranking import BRANDED
+from core.sql import prepared_cursor
 
 
 def match(queryset: QuerySet, q: str, *, prefix: bool = True) -> QuerySet:
@@ -297,7 +298,7 @@ def phrase_rows(
     relevance-ordering key, see catalogue.search.ordering) if given, skipping ``offset``, at
     most ``limit``. ``q`` must have a ``phrase_of``."""
     params = _phrase_params(q, market, after) | {"limit": limit, "offset": offset}
-    with connections[catalogue_read_alias()].cursor() as cursor:
+    with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(_PHRASE_ROWS, params)
         found = cursor.fetchall()
     return [{"id": i, "relevance": r, "quality": k, "name_length": n} for i, r, k, n in found]
@@ -306,7 +307,7 @@ def phrase_rows(
 def phrase_count(*, q: str, market: str | None, cap: int | None) -> int:
     """How many phrase matches ``q`` has (relevance >= 2), counting at most ``cap``
     (None: all). ``q`` must have a ``phrase_of``."""
-    with connections[catalogue_read_alias()].cursor() as cursor:
+    with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(_PHRASE_COUNT, _phrase_params(q, market, None) | {"limit": cap})
         return cursor.fetchone()[0]
 
@@ -341,7 +342,7 @@ def match_count(*, q: str, market: str | None, prefix: bool, cap: int) -> int:
         "matching": text.postgres_tsquery(text.words(q), prefix=prefix),
         "limit": cap,
     }
-    with connections[catalogue_read_alias()].cursor() as cursor:
+    with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(_MATCH_COUNT, params)
         return cursor.fetchone()[0]
 
@@ -357,7 +358,7 @@ def phrase_total(*, q: str, market: str | None, prefix: bool, cap: int) -> int:
         "limit": cap + 1,
         "matching": text.postgres_tsquery(text.words(q), prefix=prefix),
     }
-    with connections[catalogue_read_alias()].cursor() as cursor:
+    with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(_MATCH_TOTAL, params)
         return cursor.fetchone()[0]
 
@@ -439,7 +440,7 @@ def tail_rows(
         holds=" OR ".join(f"search_stems LIKE %(holds{i})s" for i in range(len(orders))),
         after=where,
     )
-    with connections[catalogue_read_alias()].cursor() as cursor:
+    with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
     return [
@@ -680,7 +681,7 @@ def words_found(terms: list[str], market: str | None) -> set[str]:
         return set()
     if connection.vendor == "postgresql":
         queries = [text.postgres_tsquery([term]) for term in distinct]
-        with connections[catalogue_read_alias()].cursor() as cursor:
+        with prepared_cursor(catalogue_read_alias()) as cursor:
             cursor.execute(
                 "SELECT t.term FROM unnest(%s::text[], %s::text[]) AS t(term, q) "
                 "WHERE numnode(to_tsquery('english'::regconfig, t.q)) > 0 AND EXISTS ("
@@ -706,7 +707,7 @@ def foods_about(terms: list[str], market: str | None) -> dict[str, int]:
     turkey; not a dish), counting up to ``ABOUT_CAP``."""
     stems = {term: text.stem(term) for term in dict.fromkeys(terms)}
     if connection.vendor == "postgresql":
-        with connections[catalogue_read_alias()].cursor() as cursor:
+        with prepared_cursor(catalogue_read_alias()) as cursor:
             cursor.execute(
                 "SELECT k, (SELECT count(*) FROM (SELECT 1 FROM catalogue_food_phrase "
                 "WHERE phrase = k AND tier = 0 "

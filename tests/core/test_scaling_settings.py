@@ -137,5 +137,12 @@ def test_pgbouncer_and_replicas_settings():
 def test_without_them_nothing_changes():
     got = settings_under(DATABASE_URL="postgres://u@primary/db")
     assert got["dbs"]["default"]["nocursors"] is False
+    assert got["dbs"]["default"]["prepare"] == 5  # core/sql.py: prepared statements on
     assert list(got["dbs"]) == ["default"]
     assert got["routers"] == []
+
+
+@pytest.mark.backend_free
+def test_prepared_statements_can_be_turned_off():
+    got = settings_under(DATABASE_URL="postgres://u@primary/db", DATABASE_PREPARED="0")
+    assert got["dbs"]["default"]["prepare"] is None
