@@ -53,14 +53,16 @@ class Writer:
         """Creates the nutrients ``defs`` names. ``authoritative`` (SR28's NUTR_DEF)
         also rewrites names, units and order; otherwise only missing facts are added."""
         existing = {n.id: n for n in Nutrient.objects.all()}
+        # The new ones in one INSERT: one each was half of a small load's time.
+        new: dict[int, Nutrient] = {}
         for position, d in enumerate(defs):
             current = existing.get(d.id)
             if current is None:
-                rank = d.rank or 100_000 + position
-                Nutrient.objects.create(
-                    id=d.id, number=d.number, fdc_id=d.fdc_id, name=d.name, unit=d.unit,
-                    tag=d.tag, rank=rank,
-                )  # fmt: skip
+                if d.id not in new:
+                    new[d.id] = Nutrient(
+                        id=d.id, number=d.number, fdc_id=d.fdc_id, name=d.name, unit=d.unit,
+                        tag=d.tag, rank=d.rank or 100_000 + position,
+                    )  # fmt: skip
             elif authoritative and (
                 current.number,
                 current.name,
@@ -74,6 +76,7 @@ class Writer:
                 )
             elif current.fdc_id is None and d.fdc_id is not None:
                 Nutrient.objects.filter(id=d.id).update(fdc_id=d.fdc_id)
+        Nutrient.objects.bulk_create(new.values())
 
     def add(self, record: FoodRecord) -> None:
         self._batch.append(record)
