@@ -28,7 +28,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from tests.support.engines import ThrowawayPostgres, manage, shell
+from tests.support.engines import Shell, ThrowawayPostgres, manage
 from tests.support.scale_out import (
     ThrowawayReplica,
     throwaway_postgres,
@@ -59,6 +59,10 @@ print(json.dumps([fresh, FoodFactory(name="{name}", source_id="{source_id}").pub
 """
 
 
+# The Django shell writing on each primary (``run``), closed with its primary.
+_shells: dict[int, Shell] = {}
+
+
 @pytest.fixture(scope="module")
 def primary_and_replica() -> Iterator[tuple[ThrowawayPostgres, ThrowawayReplica]]:
     primary = throwaway_postgres()
@@ -70,12 +74,18 @@ def primary_and_replica() -> Iterator[tuple[ThrowawayPostgres, ThrowawayReplica]
         replica.create()
         yield primary, replica
     finally:
+        if primary.port in _shells:
+            _shells.pop(primary.port).close()
         replica.stop()
         primary.destroy()
 
 
 def run(primary: ThrowawayPostgres, script: str) -> list:
-    return json.loads(shell(server_env(DATABASE_URL=primary.url), "import json\n" + script))
+    """``script`` run by Django on ``primary`` (its last line printed, as JSON): one
+    Django process for the module's scripts, not one each (a CPU-second a start)."""
+    if primary.port not in _shells:
+        _shells[primary.port] = Shell(server_env(DATABASE_URL=primary.url))
+    return json.loads(_shells[primary.port].run("import json\n" + script))
 
 
 def on_replica(replica: ThrowawayReplica, sql: str, params: tuple = ()) -> object:
@@ -151,7 +161,7 @@ def wait_for_idle(primary: ThrowawayPostgres) -> None:
             seen.append((time.monotonic(), position))
         return time.monotonic() - seen[-1][0] > 16
 
-    wait_until(idle, timeout=90, what="the primary to be idle")
+    wait_until(idle, timeout=90, what="the primary to be idle", interval=0.5)
 
 
 @pytest.fixture(scope="module")
@@ -227,6 +237,7 @@ def test_replay_lag_is_measured_on_wal_positions(
                 lambda: read(base, f"/v1/foods/{foods[-1]}", secret) == 200,
                 timeout=20,
                 what="the set-up to be served",
+                interval=0.2,
             )
             wait_for_idle(primary)
             on_replica(replica, "SELECT pg_wal_replay_pause()")
@@ -247,6 +258,7 @@ def test_replay_lag_is_measured_on_wal_positions(
                 lambda: read(base, f"/v1/foods/{late}", secret) == 200,
                 timeout=30,
                 what="the lagging replica to be skipped",
+                interval=0.2,
             )
         finally:
             stop.set()
@@ -300,6 +312,7 @@ def test_catalogue_reads_go_to_the_replica_and_fall_back_to_the_primary(
             lambda: read(base, f"/v1/foods/{late_food}", kept) == 200,
             timeout=20,
             what="the replica to catch up",
+            interval=0.2,
         )
 
     # 2. A replica lagging more than DATABASE_REPLICA_MAX_LAG is skipped.
@@ -315,6 +328,7 @@ def test_catalogue_reads_go_to_the_replica_and_fall_back_to_the_primary(
             lambda: read(base, f"/v1/foods/{lagging_food}", kept) == 200,
             timeout=20,
             what="the primary to answer in place of the lagging replica",
+            interval=0.2,
         )
         on_replica(replica, "SELECT pg_wal_replay_resume()")
 

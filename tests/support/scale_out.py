@@ -70,13 +70,18 @@ def engine_port() -> int:
     raise RuntimeError("no free port below the ephemeral range")
 
 
-def wait_until(predicate: Callable[[], bool], *, timeout: float, what: str) -> None:
+def wait_until(
+    predicate: Callable[[], bool], *, timeout: float, what: str, interval: float = 0.05
+) -> None:
+    """Until ``predicate()`` is true, asking every ``interval`` seconds (a wait whose
+    predicate opens a connection or makes a request, and which lasts seconds, asks less
+    often: each ask costs CPU on both ends)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with contextlib.suppress(Exception):
             if predicate():
                 return
-        time.sleep(0.05)
+        time.sleep(interval)
     raise RuntimeError(f"timed out waiting for {what}")
 
 
@@ -496,7 +501,9 @@ class ThrowawayReplica:
         self.start()
 
     def start(self) -> None:
+        # fsync off, as on the primary (ThrowawayPostgres.start): a throwaway instance.
         options = f"-p {self.port} -c listen_addresses={LOCAL} -k {self.primary.dir}"
+        options += " -c fsync=off"
         self.primary._as_postgres(
             str(self.primary.bin / "pg_ctl"),
             "-D",
