@@ -42,9 +42,11 @@ from tests.support.servers import gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-QUOTA = 300
+# Half of issue 18's 300 and 120 (issue 41.4: each read is ~8 ms of CPU in all): the
+# primary still dies mid-load, with most of the quota left to spend on the replica.
+QUOTA = 150
 THREADS = 4
-BEFORE_KILL = 120  # 200s answered before the primary is killed
+BEFORE_KILL = 60  # 200s answered before the primary is killed
 # Each load thread's pause between reads (about 100 reads a second in all): unpaced, the
 # threads spent the whole quota in the half second between BEFORE_KILL and the kill
 # (key_revoke runs in between), so no 200 could follow the failover.
