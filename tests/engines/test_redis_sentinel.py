@@ -2,7 +2,7 @@
 Sentinel fails the primary over to its replica mid-load (docs/operations.md, "Redis
 Sentinel").
 
-A primary, its replica and three sentinels of the test's own; gunicorn (2 workers x 2
+A primary, its replica and three sentinels of the module's own; gunicorn (2 workers x 2
 threads) finds the primary through the sentinels. Four client threads read one food as
 fast as they can; the primary is SIGKILLed mid-load and the sentinels promote the
 replica. Checked: never a 500; 503 problems (with Retry-After) only from the kill until
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -53,17 +54,24 @@ BEFORE_KILL = 60  # 200s answered before the primary is killed
 PACE = 0.04
 
 
-@pytest.fixture
-def sentinel(settings):
+@pytest.fixture(scope="module")
+def sentinel_pair() -> Iterator[ThrowawaySentinel]:
+    """One primary, replica and sentinels for the module (after the failover test, the
+    next test runs on the promoted replica: the primary the sentinels name)."""
     pair = ThrowawaySentinel()
     pair.start()
-    sentinels = [(LOCAL, port) for port in pair.sentinel_ports]
-    for name, value in redis_settings(
-        pair.url, REDIS_SENTINELS=sentinels, REDIS_SENTINEL_MASTER=pair.master
-    ).items():
-        setattr(settings, name, value)
     yield pair
     pair.stop()
+
+
+@pytest.fixture
+def sentinel(sentinel_pair: ThrowawaySentinel, settings) -> ThrowawaySentinel:
+    sentinels = [(LOCAL, port) for port in sentinel_pair.sentinel_ports]
+    for name, value in redis_settings(
+        sentinel_pair.url, REDIS_SENTINELS=sentinels, REDIS_SENTINEL_MASTER=sentinel_pair.master
+    ).items():
+        setattr(settings, name, value)
+    return sentinel_pair
 
 
 class Load:
