@@ -9,6 +9,7 @@ a throwaway PostgreSQL cluster lives in a temporary directory removed by ``destr
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -94,8 +95,6 @@ class Shell:
         )
 
     def run(self, script: str) -> str:
-        import json
-
         assert self.process.stdin is not None and self.process.stdout is not None
         self.process.stdin.write(json.dumps(script) + "\n")
         self.process.stdin.flush()
