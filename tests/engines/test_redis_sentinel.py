@@ -2,7 +2,7 @@
 Sentinel fails the primary over to its replica mid-load (docs/operations.md, "Redis
 Sentinel").
 
-A primary, its replica and three sentinels of the test's own; gunicorn (2 workers x 2
+A primary, its replica and three sentinels of the module's own; gunicorn (2 workers x 2
 threads) finds the primary through the sentinels. Four client threads read one food as
 fast as they can; the primary is SIGKILLed mid-load and the sentinels promote the
 replica. Checked: never a 500; 503 problems (with Retry-After) only from the kill until
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -42,26 +43,36 @@ from tests.support.servers import gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-QUOTA = 300
+# Half of issue 18's 300 and 120 (issue 41.4: each read is ~8 ms of CPU in all): the
+# primary still dies mid-load, with most of the quota left to spend on the replica.
+QUOTA = 150
 THREADS = 4
-BEFORE_KILL = 120  # 200s answered before the primary is killed
-# Each load thread's pause between reads (about 100 reads a second in all): unpaced, the
+BEFORE_KILL = 60  # 200s answered before the primary is killed
+# Each load thread's pause between reads (about 50 reads a second in all): unpaced, the
 # threads spent the whole quota in the half second between BEFORE_KILL and the kill
-# (key_revoke runs in between), so no 200 could follow the failover.
-PACE = 0.04
+# (key_revoke runs in between), so no 200 could follow the failover. (0.04 s for a
+# quota of 300 until issue 41.4: the ~2 s switch alone was ~160 reads, all 503s.)
+PACE = 0.08
+
+
+@pytest.fixture(scope="module")
+def sentinel_pair() -> Iterator[ThrowawaySentinel]:
+    """One primary, replica and sentinels for the module (after the failover test, the
+    next test runs on the promoted replica: the primary the sentinels name)."""
+    pair = ThrowawaySentinel()
+    pair.start()
+    yield pair
+    pair.stop()
 
 
 @pytest.fixture
-def sentinel(settings):
-    pair = ThrowawaySentinel()
-    pair.start()
-    sentinels = [(LOCAL, port) for port in pair.sentinel_ports]
+def sentinel(sentinel_pair: ThrowawaySentinel, settings) -> ThrowawaySentinel:
+    sentinels = [(LOCAL, port) for port in sentinel_pair.sentinel_ports]
     for name, value in redis_settings(
-        pair.url, REDIS_SENTINELS=sentinels, REDIS_SENTINEL_MASTER=pair.master
+        sentinel_pair.url, REDIS_SENTINELS=sentinels, REDIS_SENTINEL_MASTER=sentinel_pair.master
     ).items():
         setattr(settings, name, value)
-    yield pair
-    pair.stop()
+    return sentinel_pair
 
 
 class Load:
