@@ -9,7 +9,6 @@ a throwaway PostgreSQL cluster lives in a temporary directory removed by ``destr
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import socket
@@ -18,6 +17,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from tests.support.line_process import LineProcess
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 LOCAL = "127.0.0.1"
@@ -85,35 +86,18 @@ class Shell:
     def __init__(self, env: dict[str, str]) -> None:
         env = {**env}
         env.setdefault("DJANGO_SETTINGS_MODULE", "foodservice.settings")
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", _SHELL_LOOP],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+        self.process = LineProcess([sys.executable, "-c", _SHELL_LOOP], cwd=ROOT, env=env)
 
     def run(self, script: str) -> str:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps(script) + "\n")
-        self.process.stdin.flush()
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the shell exited with {self.process.wait()}")
-        answer = json.loads(line)
+        answer = self.process.ask(script)
+        if answer is None:
+            raise RuntimeError(f"the shell exited with {self.process.process.wait()}")
         if "error" in answer:
             raise RuntimeError(f"the script failed:\n{answer['error'][-3000:]}")
         return answer["stdout"].strip().splitlines()[-1]
 
     def close(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        self.process.close()
 
 
 class ThrowawayRedis:

@@ -22,6 +22,8 @@ import tempfile
 import traceback
 from pathlib import Path
 
+from tests.support.line_process import LineProcess
+
 
 def _run_in_child(args: list[str], out: int, err: int) -> None:
     """In the forked child: the command with fd 1 and 2 on ``out`` and ``err``; never
@@ -80,34 +82,18 @@ class ForkedManage:
     """A running ``python -m tests.support.forked_manage`` in ``cwd`` with ``env``."""
 
     def __init__(self, *, cwd: Path, env: dict[str, str]) -> None:
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.forked_manage"],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+        command = [sys.executable, "-m", "tests.support.forked_manage"]
+        self._process = LineProcess(command, cwd=cwd, env=env)
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
-        assert self._process.stdin is not None and self._process.stdout is not None
-        self._process.stdin.write(json.dumps(list(args)) + "\n")
-        self._process.stdin.flush()
-        line = self._process.stdout.readline()
-        assert line, "the forked manage.py server died"
-        answer = json.loads(line)
+        answer = self._process.ask(list(args))
+        assert answer is not None, "the forked manage.py server died"
         return subprocess.CompletedProcess(
             ["manage.py", *args], answer["returncode"], answer["stdout"], answer["stderr"]
         )
 
     def close(self) -> None:
-        if self._process.stdin is not None:
-            self._process.stdin.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+        self._process.close(timeout=10)
 
 
 if __name__ == "__main__":
