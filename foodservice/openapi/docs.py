@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
@@ -52,13 +53,15 @@ class _Document:
     etag: str
 
 
-# The served documents by the markets they list (None: the catalogue was unreadable). A
-# document is built from the code, the settings and the markets offered: the code and the
-# settings are those of the process, the markets are read on every request (a cached
-# query), so no worker serves a stale document. Building one costs ~35 ms of CPU (half a
-# megabyte of JSON), which an anonymous, unmetered URL must not cost every time.
-_documents: dict[tuple[str, ...] | None, _Document] = {}
+# The served documents by the markets they list (None: the catalogue was unreadable) and
+# the language asked for. A document is built from the code, the settings, the markets
+# offered and that language: the code and the settings are those of the process, the
+# markets are read on every request (a cached query), so no worker serves a stale one.
+# Building one costs ~35 ms of CPU (half a megabyte of JSON), which an anonymous,
+# unmetered URL must not cost every time.
+_documents: dict[tuple[tuple[str, ...] | None, str], _Document] = {}
 _DOCUMENTS_KEPT = 8
+_LANGUAGES = frozenset(code for code, _ in settings.LANGUAGES)
 
 
 # Settings no part of the document reads, which the test run sets around every test (the
@@ -93,7 +96,10 @@ class SchemaView(SpectacularJSONAPIView):
     @extend_schema(exclude=True)  # as the view it extends: not an operation of the API
     def get(self, request: Request, *args: object, **kwargs: object) -> HttpResponse:
         markets = offered_markets_now()
-        key = tuple(markets) if markets is not None else None
+        # drf-spectacular translates the document for ?lang= (USE_I18N): a language
+        # Django knows is a document of its own; any other builds the default one.
+        lang = request.query_params.get("lang", "")
+        key = (tuple(markets) if markets is not None else None, lang if lang in _LANGUAGES else "")
         document = _documents.get(key)
         if document is None:
             document = self._build(request, *args, **kwargs)

@@ -268,3 +268,15 @@ def test_batches_and_projections_are_documented(openapi: dict[str, Any]) -> None
     record = openapi["paths"]["/v1/foods/{public_id}"]["get"]
     assert {"fields", "nutrients"} <= {p["name"] for p in record["parameters"]}
     assert "400" in record["responses"] and "400" in foods["responses"]
+
+
+def test_a_language_asked_for_never_becomes_the_document_of_others(db: None) -> None:
+    """?lang= is drf-spectacular's (USE_I18N): a known language gets a document of its
+    own, an unknown one the default; neither is served to a request without it."""
+    client = APIClient()
+    plain = client.get("/openapi.json")
+    for lang in ("de", "xx-nonsense"):
+        asked = client.get("/openapi.json", {"lang": lang})
+        assert asked.status_code == 200
+        assert client.get("/openapi.json")["ETag"] == plain["ETag"]
+    assert client.get("/openapi.json", {"lang": "xx-nonsense"})["ETag"] == plain["ETag"]
