@@ -317,10 +317,21 @@ def render_ids(
     chunks = [ids[i : i + PARALLEL_CHUNK] for i in range(0, len(ids), PARALLEL_CHUNK)]
     connections.close_all()  # the children open their own; never share a socket
     done = 0
-    with multiprocessing.get_context("fork").Pool(processes) as pool:
+    # Not ``with Pool()``: its exit terminates the workers, and a worker killed while it
+    # holds the task queue's lock leaves the other waiting on it forever, the load hung
+    # after its last rendering (seen once in two full loads). Closed, the workers take
+    # the end-of-work sentinel and leave on their own; terminated only on an error.
+    pool = multiprocessing.get_context("fork").Pool(processes)
+    try:
         for count in pool.imap_unordered(_render_chunk, chunks):
             done += count
             on_batch(done)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
     return done
 
 

@@ -345,3 +345,44 @@ def test_a_load_sized_store_keeps_a_newer_rendering_and_replaces_older_ones():
     assert stored[newest.pk] != '"old"'
     assert b"Renamed" in FoodRendering.objects.get(food_id=newest.pk).record
     assert {stored[f.pk] for f in foods[1:]} == {'"old"'}
+
+
+RENDER_IN_A_POOL = """
+import django
+django.setup()
+from catalogue.delivery import rendering
+from catalogue.models import Food
+rendering.PARALLEL_FROM, rendering.PARALLEL_CHUNK = 1, 3
+ids = list(Food.objects.values_list("id", flat=True))
+print(sum(rendering.render_ids(ids, processes=2) for _ in range(5)))
+"""
+
+
+@pytest.mark.server
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the pool renders on PostgreSQL")
+def test_a_pool_of_renderers_ends_and_stores_every_food():
+    """A large render outside a transaction is shared among forked processes: five
+    renders in a row each end (the pool is closed, its workers leave on their own, never
+    terminated mid-queue) and every food's rendering is stored. Run as a process of its
+    own, as manage.py runs it: forking the test worker would fork its threads too."""
+    import subprocess
+    import sys
+
+    from tests.support.servers import ROOT, server_env
+
+    foods = FoodFactory.create_batch(20, market=MarketFactory())
+    done = subprocess.run(
+        [sys.executable, "-c", RENDER_IN_A_POOL],
+        cwd=ROOT,
+        env=server_env(DJANGO_SETTINGS_MODULE="foodservice.settings"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == str(5 * len(foods))
+    current = rendering.definitions_version()
+    assert FoodRendering.objects.filter(
+        version=current, food_id__in=[f.pk for f in foods]
+    ).count() == len(foods)
