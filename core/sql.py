@@ -1,10 +1,10 @@
-"""Prepared statements for the few raw statements every read runs (issue 41.2).
+"""Prepared statements for the raw statements every read runs (issue 41.1, 41.2).
 
 Django's PostgreSQL backend binds parameters on the client and never prepares (its
 default keeps connection poolers working), so PostgreSQL parses and plans each
 statement again: for the primary-key read of a stored record that is ~0.25 ms of its
-CPU against ~0.13 ms prepared (bench/RESULTS.md, "Records on a cold spread: prepared
-statements"). ``prepared_cursor`` gives a Django cursor (the same wrappers: debug
+CPU against ~0.13 ms prepared (bench/RESULTS.md, "Prepared statements for the raw
+reads"). ``prepared_cursor`` gives a Django cursor (the same wrappers: debug
 capture, a replica's fallback, Django's exceptions) whose statements are bound on the
 server and prepared on first use, kept by psycopg per connection (its 100 most recent).
 

@@ -139,23 +139,22 @@ for _n, _url in enumerate(DATABASE_REPLICA_URLS, start=1):
 if DATABASE_REPLICA_URLS:
     DATABASE_ROUTERS = ["foodservice.ops.replicas.ReplicaRouter"]
     MIDDLEWARE.append("foodservice.ops.replicas.ReplicaReadsMiddleware")
-# Prepared statements (core/sql.py, issue 41.2): the few raw statements every read runs
-# (a stored record, the summaries of a page) are prepared on each direct PostgreSQL
-# connection; the ORM keeps Django's client-side binding, which never prepares. Off
-# through PgBouncer, and with DATABASE_PREPARED=0.
+# Prepared statements (core/sql.py, issue 41.2): the raw statements every read runs (a
+# stored record, a page's summaries, the search's statements) are prepared on each
+# direct PostgreSQL connection; the ORM keeps Django's client-side binding, which never
+# prepares. Off through PgBouncer, and with DATABASE_PREPARED=0.
 DATABASE_PREPARED = env_bool("DATABASE_PREPARED", default=True) and not DATABASE_PGBOUNCER
 for _db in DATABASES.values():
-    if _db["ENGINE"] in ("django.db.backends.postgresql", "foodservice.ops.replica_db"):
-        if DATABASE_PREPARED:
-            _db["OPTIONS"].setdefault("prepare_threshold", 5)  # psycopg's own default
-        else:
-            _db["OPTIONS"]["prepare_threshold"] = None
-if DATABASE_PGBOUNCER:
-    for _db in DATABASES.values():
-        if _db["ENGINE"] in ("django.db.backends.postgresql", "foodservice.ops.replica_db"):
-            if _db["OPTIONS"].get("server_side_binding"):
-                raise ImproperlyConfigured("server_side_binding does not work through PgBouncer")
-            _db["DISABLE_SERVER_SIDE_CURSORS"] = True
+    if _db["ENGINE"] not in ("django.db.backends.postgresql", "foodservice.ops.replica_db"):
+        continue
+    if DATABASE_PREPARED:
+        _db["OPTIONS"].setdefault("prepare_threshold", 5)  # psycopg's own default
+    else:
+        _db["OPTIONS"]["prepare_threshold"] = None
+    if DATABASE_PGBOUNCER:
+        if _db["OPTIONS"].get("server_side_binding"):
+            raise ImproperlyConfigured("server_side_binding does not work through PgBouncer")
+        _db["DISABLE_SERVER_SIDE_CURSORS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 
