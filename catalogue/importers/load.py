@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -52,6 +53,11 @@ Reader = sr28.SR28 | fdc.FDC | ifct.IFCT | fdc_release.FDCRelease  # what _reade
 VACUUM_FROM = 5_000
 
 
+# A load that changed more foods than this leaves their rendering to their first reads
+# (and ``manage.py render_catalogue``) unless told to render: see ``catalogue_load``.
+RENDER_AT_LOAD_MAX = 20_000
+
+
 @dataclass(frozen=True, slots=True)
 class LoadReport:
     source: str
@@ -78,6 +84,7 @@ def catalogue_load(
     progress: Progress | None = None,
     on_skip: Callable[[Skipped], None] = lambda skipped: None,
     now: Callable[[], datetime] = timezone.now,
+    render: bool | None = None,
 ) -> LoadReport:
     """Loads ``source`` ("sr28": a directory of SR28 files; "fdc": fooddata.csv; "ifct":
     the IFCT 2017 compositions CSV; "fdc-release": USDA's FDC release, a folder or its
@@ -85,45 +92,98 @@ def catalogue_load(
     file), at most ``limit`` foods. A release missing a file or column raises
     ``release_files.ReleaseError`` before anything is written.
 
-    Runs in one transaction: the catalogue shows either the whole load or none of it.
-    Malformed rows go to ``on_skip`` and are left out; they never abort the load. Then
-    only the foods the load changed (new, updated, regrouped) are rendered again, or
-    every food when a nutrient's or category's definition changed. ``progress`` hears
-    of each phase: read (parse and write), group, index, render. The source's food
-    counts per market are recorded as loaded at ``now()`` (``GET /v1/sources``).
-    """
+    ``catalogue_load_sources`` with one source: see it for the transaction, the
+    skipped rows, the rendering (``render``) and what is recorded."""
+    reports, rendered = catalogue_load_sources(
+        sources=[source],
+        paths={source: path} if path is not None else None,
+        limit=limit,
+        progress=progress,
+        on_skip=on_skip,
+        now=now,
+        render=render,
+    )
+    return dataclasses.replace(reports[0], rendered=rendered)
+
+
+def catalogue_load_sources(
+    *,
+    sources: Sequence[str],
+    paths: Mapping[str, Path] | None = None,
+    limit: int | None = None,
+    progress: Progress | None = None,
+    on_skip: Callable[[Skipped], None] = lambda skipped: None,
+    now: Callable[[], datetime] = timezone.now,
+    render: bool | None = None,
+) -> tuple[list[LoadReport], int]:
+    """Loads ``sources`` in their order (``paths``: where a source's files are, when not
+    the installed package's; ``limit``: at most that many foods of each), in one
+    transaction: the
+    catalogue shows either the whole load or none of it. Returns a report per source
+    (its ``seconds`` are its read phase's, or the whole load's for one source) and how
+    many foods were rendered.
+
+    One transaction for several sources is what makes a first load fast (issue 41.3):
+    on an empty catalogue the food table's non-unique indexes, the phrase index and the
+    typo vocabulary are built once at the end (``deferred_indexes``) for all of them,
+    and the look-alike groups and phrase rows are computed once, where a load per
+    source into a catalogue holding foods maintains every index row by row.
+
+    A source whose files and importer code are those of its last load (``source_digest``)
+    is not read again. Malformed rows go to ``on_skip`` and are left out; they never
+    abort the load. Then the foods the load changed (new, updated, regrouped; every food
+    when a nutrient's or category's definition changed) are rendered again when
+    ``render`` is True, or when it is None and they are at most ``RENDER_AT_LOAD_MAX``;
+    otherwise each is rendered by its first read, stored for every worker (readers
+    never serve bytes made from older rows: catalogue.delivery.rendering), or by
+    ``manage.py render_catalogue``. Rendering all 400k foods of a first load would
+    triple its time for foods most of which are never read, and only their first read
+    waits for it. ``progress`` hears of each phase: read (parse and write; once per
+    source), group, index, render. Each source's food counts per market are recorded as
+    loaded at ``now()`` (``GET /v1/sources``)."""
     started = time.monotonic()
     progress = progress or Progress(None)
-    reader = _reader(source, path)
-    digest = "" if limit is not None else source_digest(reader, source)
-    stored = STORED_AS.get(source, source)
-    unchanged = _unchanged_since(stored, digest)
-    if unchanged is not None:
-        return _unchanged_report(source, reader, unchanged, progress, started)
-    definitions = rendering.definitions_version()
-    written = _write(reader, source=source, limit=limit, progress=progress, on_skip=on_skip)
-    _vacuum(written.touched)
-    catalogue_cache_forget()
-    rendered = _render(written.touched, definitions, progress)
-    source_loads_record(source=stored, at=now(), digest=digest, skipped=written.skipped)
-    return LoadReport(
-        source=source,
-        inserted=written.counts["inserted"],
-        updated=written.counts["updated"],
-        unchanged=written.counts["unchanged"],
-        skipped=written.skipped,
-        seconds=time.monotonic() - started,
-        rendered=rendered,
-    )
+    loads: list[tuple[str, Reader, str]] = []
+    reports: dict[str, LoadReport] = {}
+    for source in dict.fromkeys(sources):
+        reader = _reader(source, (paths or {}).get(source))
+        digest = "" if limit is not None else source_digest(reader, source)
+        unchanged = _unchanged_since(STORED_AS.get(source, source), digest)
+        if unchanged is None:
+            loads.append((source, reader, digest))
+        else:
+            reports[source] = _unchanged_report(source, reader, unchanged, progress, started)
+    rendered = 0
+    if loads:
+        definitions = rendering.definitions_version()
+        written = _write(
+            loads, limit=limit, progress=progress, on_skip=on_skip, labelled=len(sources) > 1
+        )
+        _vacuum(written.touched)
+        catalogue_cache_forget()
+        rendered = _render(written.touched, definitions, progress, render=render)
+        for source, _, digest in loads:
+            counts, skipped, seconds = written.sources[source]
+            stored = STORED_AS.get(source, source)
+            source_loads_record(source=stored, at=now(), digest=digest, skipped=skipped)
+            reports[source] = LoadReport(
+                source=source,
+                inserted=counts["inserted"],
+                updated=counts["updated"],
+                unchanged=counts["unchanged"],
+                skipped=skipped,
+                seconds=time.monotonic() - started if len(sources) == 1 else seconds,
+            )
+    return [reports[source] for source in dict.fromkeys(sources)], rendered
 
 
 @dataclass(frozen=True, slots=True)
 class _Written:
-    """What the load's transaction wrote: the writer's inserted/updated/unchanged
-    ``counts``, the rows ``skipped``, and the ids of the foods it ``touched``."""
+    """What the load's transaction wrote: per source, the writer's
+    inserted/updated/unchanged ``counts``, the rows skipped and the read phase's
+    seconds; and the ids of the foods it ``touched``."""
 
-    counts: Counter[str]
-    skipped: int
+    sources: dict[str, tuple[Counter[str], int, float]]
     touched: list[int]
 
 
@@ -149,30 +209,41 @@ def _unchanged_report(
 
 
 def _write(
-    reader: Reader,
+    loads: list[tuple[str, Reader, str]],
     *,
-    source: str,
     limit: int | None,
     progress: Progress,
     on_skip: Callable[[Skipped], None],
+    labelled: bool,
 ) -> _Written:
-    """The phases read, group and index, in one transaction: the catalogue shows either
-    the whole load or none of it. The indexes ``deferred_indexes`` dropped are built
-    again as it ends, within the index phase."""
+    """The phases read (each source's in turn), group and index, in one transaction:
+    the catalogue shows either the whole load or none of it. The indexes
+    ``deferred_indexes`` dropped are built again as it ends, within the index phase.
+    ``labelled``: each read phase's note names its source."""
     changes = Changes()
+    sources: dict[str, tuple[Counter[str], int, float]] = {}
     with transaction.atomic():
         changes.begin()
         with deferred_indexes() as fresh:
-            writer = Writer(fresh=fresh, changes=changes)
-            skipped = _read(
-                reader, writer, source=source, limit=limit, progress=progress, on_skip=on_skip
-            )
+            for source, reader, _ in loads:
+                began = time.monotonic()
+                writer = Writer(fresh=fresh, changes=changes)
+                skipped = _read(
+                    reader,
+                    writer,
+                    source=source,
+                    limit=limit,
+                    progress=progress,
+                    on_skip=on_skip,
+                    label=f"{source}: " if labelled else "",
+                )
+                sources[source] = (writer.counts, skipped, time.monotonic() - began)
             _group(changes, progress)
             progress.start("index")
             touched = changes.finish()  # phrase rows and words of the touched foods
         # (leaving deferred_indexes: the indexes it dropped are built again)
         progress.finish(rows=len(touched), note="foods touched")
-    return _Written(writer.counts, skipped, touched)
+    return _Written(sources, touched)
 
 
 def _read(
@@ -183,10 +254,11 @@ def _read(
     limit: int | None,
     progress: Progress,
     on_skip: Callable[[Skipped], None],
+    label: str = "",
 ) -> int:
     """The read phase: the source's nutrient definitions, then at most ``limit`` of its
     foods, parsed and written; malformed rows go to ``on_skip``. Returns how many rows
-    were skipped."""
+    were skipped. ``label`` begins the phase's note."""
     writer.nutrients(reader.nutrient_defs(), authoritative=source == "sr28")
     loaded = skipped = 0
     progress.start("read", total=reader.lines.size)
@@ -205,7 +277,7 @@ def _read(
     counts = writer.counts
     progress.finish(
         rows=loaded,
-        note=f"{counts['inserted']:,} new, {counts['updated']:,} changed, "
+        note=f"{label}{counts['inserted']:,} new, {counts['updated']:,} changed, "
         f"{counts['unchanged']:,} unchanged; writing took {writer.seconds:.1f}s",
     )
     return skipped
@@ -240,18 +312,30 @@ def _vacuum(touched: list[int]) -> None:
         cursor.execute(f"{vacuum} catalogue_food, catalogue_food_phrase, catalogue_word")
 
 
-def _render(touched: list[int], definitions: int, progress: Progress) -> int:
+def _render(
+    touched: list[int], definitions: int, progress: Progress, *, render: bool | None
+) -> int:
     """The render phase: the responses of the changed foods, rendered once now rather
     than by the first reads; every food when what all renderings show changed (the
-    definitions version is no longer ``definitions``). Returns how many were rendered."""
+    definitions version is no longer ``definitions``). Only when ``render``, or when it
+    is None and at most ``RENDER_AT_LOAD_MAX`` foods are to render (``catalogue_load_sources``).
+    Returns how many were rendered."""
     progress.start("render", total=None)
-    if rendering.definitions_version() != definitions:
-        rendered = rendering.render_all(on_batch=lambda done: progress.update(done=done, rows=done))
-    else:
-        progress.total = len(touched)
-        rendered = rendering.render_ids(
-            touched, on_batch=lambda done: progress.update(done=done, rows=done)
+    everything = rendering.definitions_version() != definitions
+    wanted = Food.objects.count() if everything else len(touched)
+    if render is False or (render is None and wanted > RENDER_AT_LOAD_MAX):
+        progress.finish(
+            rows=0,
+            note=f"{wanted:,} foods left to render on their first read or by "
+            "manage.py render_catalogue",
         )
+        return 0
+    progress.total = wanted
+    on_batch = lambda done: progress.update(done=done, rows=done)  # noqa: E731
+    if everything:
+        rendered = rendering.render_all(on_batch=on_batch)
+    else:
+        rendered = rendering.render_ids(touched, on_batch=on_batch)
     progress.finish(rows=rendered, note="foods rendered")
     return rendered
 
@@ -317,4 +401,4 @@ def _reader(source: str, path: Path | None) -> Reader:
     raise ValueError(f"unknown source {source!r}; one of {', '.join(SOURCES)}")
 
 
-__all__ = ["SOURCES", "FoodRecord", "LoadReport", "catalogue_load"]
+__all__ = ["SOURCES", "FoodRecord", "LoadReport", "catalogue_load", "catalogue_load_sources"]

@@ -1,0 +1,94 @@
+"""Several sources in one load, and a large load's rendering left to reads (issue 41.3)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from catalogue.importers import load
+from catalogue.importers.load import catalogue_load, catalogue_load_sources
+from catalogue.importers.progress import Progress
+from catalogue.models import Food, FoodRendering, SourceLoad
+from tests.catalogue.importers.test_load_changes import SOURCES, _empty_catalogue, _load, _state
+
+
+def test_sources_in_one_load_give_the_catalogue_of_a_load_each(db):
+    one_each = _load(["sr28", "fdc", "ifct"])
+    _empty_catalogue()
+    SourceLoad.objects.all().delete()
+    reports, rendered = catalogue_load_sources(
+        sources=["sr28", "fdc", "ifct"], paths=SOURCES, render=True
+    )
+    together = _state()
+    for part in one_each:  # foods, groups, phrase rows, words, the very bytes served
+        assert together[part] == one_each[part], part
+    assert [r.source for r in reports] == ["sr28", "fdc", "ifct"]
+    assert [r.inserted for r in reports] == [
+        Food.objects.filter(source=source).count() for source in ("sr28", "fdc", "ifct")
+    ]
+    assert rendered == Food.objects.count() == FoodRendering.objects.count()
+    assert set(SourceLoad.objects.values_list("source", flat=True)) == {"sr28", "fdc", "ifct"}
+
+
+def test_a_failure_after_the_first_source_leaves_none_of_them(db, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("the group phase failed")
+
+    monkeypatch.setattr(load, "_group", broken)
+    with pytest.raises(RuntimeError):
+        catalogue_load_sources(sources=["sr28", "ifct"], paths=SOURCES)
+    assert not Food.objects.exists() and not SourceLoad.objects.exists()
+
+
+def test_a_large_load_leaves_its_rendering_to_the_first_reads(db, monkeypatch, unthrottled):
+    monkeypatch.setattr(load, "RENDER_AT_LOAD_MAX", 5)
+    progress = Progress(None)
+    report = catalogue_load(source="sr28", path=SOURCES["sr28"], progress=progress)
+    assert report.inserted > 5 and report.rendered == 0
+    assert not FoodRendering.objects.exists()
+    assert "left to render on their first read" in progress.phases[-1]["note"]
+    food = Food.objects.order_by("id").first()
+    first = unthrottled.get(f"/v1/foods/{food.public_id}")
+    assert first.status_code == 200 and first.json()["data"]["name"] == food.name
+    stored = FoodRendering.objects.get(food_id=food.pk)  # rendered by the read, for everyone
+    assert bytes(stored.record) == first.content and stored.etag == first["ETag"]
+    # Asked to, it renders whatever the size; a small load renders by itself.
+    _empty_catalogue()
+    forced = catalogue_load(source="sr28", path=SOURCES["sr28"], render=True)
+    assert forced.rendered == forced.inserted == FoodRendering.objects.count()
+    monkeypatch.setattr(load, "RENDER_AT_LOAD_MAX", 20_000)
+    small = catalogue_load(source="ifct", path=SOURCES["ifct"])
+    assert small.rendered == small.inserted
+
+
+def _command(*args: str) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    call_command("load_catalogue", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_the_command_loads_several_sources_and_says_what_it_rendered(db):
+    out, err = _command("--source", "sr28", "--source", "ifct", "--limit", "3", "--json")
+    summary = json.loads(out)
+    assert [s["source"] for s in summary["sources"]] == ["sr28", "ifct"]
+    assert [s["inserted"] for s in summary["sources"]] == [3, 3]
+    assert summary["rendered"] == 6 == FoodRendering.objects.count()
+    phases = [json.loads(line) for line in err.splitlines()]
+    assert [p["phase"] for p in phases] == ["read", "read", "group", "index", "render"]
+    assert phases[0]["note"].startswith("sr28: ") and phases[1]["note"].startswith("ifct: ")
+    # Loaded: --if-empty skips both; --no-render renders nothing.
+    out, _ = _command("--source", "sr28", "--source", "ifct", "--if-empty")
+    assert out.count("nothing loaded (--if-empty)") == 2
+    FoodRendering.objects.all().delete()
+    out, _ = _command("--source", "sr28", "--limit", "5", "--no-render")
+    assert "2 inserted" in out and "0 rendered" in out and not FoodRendering.objects.exists()
+
+
+def test_the_command_refuses_a_path_for_several_sources(db):
+    with pytest.raises(CommandError, match="one --source"):
+        _command("--source", "sr28", "--source", "ifct", "--path", str(SOURCES["ifct"]))
+    assert not Food.objects.exists()
