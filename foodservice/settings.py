@@ -260,6 +260,10 @@ SALES_CONTACT_URL = env_str("SALES_CONTACT_URL", "mailto:sales@localhost")
 # so a load is seen by every worker at most this many seconds after it commits. 0 turns
 # that memory off (every read asks the database; the tests do).
 CATALOGUE_VERSION_SECONDS = float(env_str("CATALOGUE_VERSION_SECONDS", "1"))
+# Processes that encode a first load's rows beside the loading one (issue 41.3,
+# catalogue/importers/encoding.py): 0 one per CPU, 1 none (on a machine whose CPUs are
+# busy with other work, the hand-over costs more than it saves).
+LOAD_PROCESSES = int(env_str("LOAD_PROCESSES", "0"))
 # How many megabytes of that memory each worker keeps (catalogue/delivery/memory.py: compressed,
 # ~2 KB a food record; three quarters for records, a quarter for search pages and
 # suggestions); the oldest entries make room for new ones.

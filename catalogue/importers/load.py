@@ -5,13 +5,18 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
+import multiprocessing
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from multiprocessing.pool import Pool
 from pathlib import Path
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
@@ -224,10 +229,10 @@ def _write(
     sources: dict[str, tuple[Counter[str], int, float]] = {}
     with transaction.atomic():
         changes.begin()
-        with deferred_indexes() as fresh:
+        with deferred_indexes() as fresh, _encoders(fresh) as pool:
             for source, reader, _ in loads:
                 began = time.monotonic()
-                writer = Writer(fresh=fresh, changes=changes)
+                writer = Writer(fresh=fresh, changes=changes, pool=pool)
                 skipped = _read(
                     reader,
                     writer,
@@ -244,6 +249,30 @@ def _write(
         # (leaving deferred_indexes: the indexes it dropped are built again)
         progress.finish(rows=len(touched), note="foods touched")
     return _Written(sources, touched)
+
+
+@contextmanager
+def _encoders(fresh: bool) -> Iterator[Pool | None]:
+    """On PostgreSQL, for a ``fresh`` load on more than one CPU: a pool of forked
+    processes, one per CPU (settings.LOAD_PROCESSES), that encode the records as ``COPY`` rows
+    (catalogue.importers.encoding). Forked inside the load's transaction: they never
+    touch the database (the socket they inherit is the loading process's), and end
+    with ``os._exit``, which closes nothing of it. Closed and joined at the end;
+    terminated on an error."""
+    processes = settings.LOAD_PROCESSES or os.cpu_count() or 1
+    if not fresh or connection.vendor != "postgresql" or processes < 2:
+        yield None
+        return
+    pool = multiprocessing.get_context("fork").Pool(processes)
+    try:
+        yield pool
+    except BaseException:
+        pool.terminate()
+        raise
+    else:
+        pool.close()
+    finally:
+        pool.join()
 
 
 def _read(

@@ -96,8 +96,14 @@ class FoodRecord:
             payload += [self.fdc_id, self.branded.hashed() if self.branded else None]
         return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:32]
 
-    def columns(self) -> dict[str, Any]:
-        """The ``Food`` column values, except ``category`` (the writer resolves it)."""
+    @staticmethod
+    def column_names() -> tuple[str, ...]:
+        """The keys of ``columns()``, in its order."""
+        return tuple(_EXAMPLE.columns())
+
+    def columns(self, *, content_hash: str | None = None) -> dict[str, Any]:
+        """The ``Food`` column values, except ``category`` (the writer resolves it).
+        ``content_hash``: ``self.content_hash()`` when the caller has it already."""
         first = self.portions[0] if self.portions else None
         headlines = headline_columns(self.nutrients)
         return {
@@ -116,7 +122,7 @@ class FoodRecord:
             "portions": [p.as_dict() for p in self.portions],
             "nutrients": self.nutrients,
             "nutrient_sd": self.nutrient_sd,
-            "content_hash": self.content_hash(),
+            "content_hash": content_hash or self.content_hash(),
             "fdc_id": self.fdc_id,
             **_branded_columns(self.branded),
             **headlines,
@@ -128,6 +134,8 @@ class FoodRecord:
             ),
         }
 
+
+_EXAMPLE = FoodRecord(source="x", source_id="x", name="x", data_type="x", market="x")
 
 BRANDED_COLUMNS = (
     "gtin",

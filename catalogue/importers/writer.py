@@ -10,20 +10,24 @@ re-running an unchanged source writes nothing.
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing.pool import AsyncResult, Pool
 from typing import Any
 
 import orjson
 from django.db import connection
 
+from catalogue.importers import encoding
 from catalogue.importers.changes import Changes
 from catalogue.importers.records import FoodRecord, NutrientDef
 from catalogue.models import MARKET_NAMES, Category, Food, Market, Nutrient
 from catalogue.search import text
 
 BATCH_SIZE = 2000
+# Batches a pool may hold beyond the one being copied (``Writer(pool=...)``).
+ENCODING_AHEAD = 4
 _SKIP_ON_UPDATE = {"public_id", "source", "source_id"}
 
 
@@ -36,13 +40,19 @@ class Writer:
         batch_size: int = BATCH_SIZE,
         fresh: bool = False,
         changes: Changes | None = None,
+        pool: Pool | None = None,
     ) -> None:
         """``fresh``: the table held no foods when the load began, so every id is new
         (the parsers drop repeated ids) and batches skip the look-up of existing rows.
-        ``changes``: the load's bookkeeping, told of every food before it is updated."""
+        ``changes``: the load's bookkeeping, told of every food before it is updated.
+        ``pool``: processes that turn a fresh load's records into ``COPY`` rows
+        (PostgreSQL), while this one reads the next ones and copies: see ``encoding``."""
         self.batch_size = batch_size
         self.fresh = fresh
         self.changes = changes
+        self.pool = pool if fresh and connection.vendor == "postgresql" else None
+        # Batches handed to the pool, oldest first, with their rows to come.
+        self._encoding: deque[tuple[list[FoodRecord], AsyncResult[list[bytes]]]] = deque()
         self.seconds = 0.0  # spent writing (flush), for the progress report
         self.counts: Counter[str] = Counter()
         self._batch: list[FoodRecord] = []
@@ -81,14 +91,44 @@ class Writer:
     def add(self, record: FoodRecord) -> None:
         self._batch.append(record)
         if len(self._batch) >= self.batch_size:
-            self.flush()
+            self._write()
 
     def flush(self) -> None:
+        """Writes the records added so far (with a pool: all of them but those still
+        being encoded, unless ``wait``)."""
+        self._write(wait=True)
+
+    def _write(self, *, wait: bool = False) -> None:
         started = time.monotonic()
         try:
-            self._flush()
+            if self.pool is None:
+                self._flush()
+            else:
+                self._flush_encoded(wait=wait)
         finally:
             self.seconds += time.monotonic() - started
+
+    def _flush_encoded(self, *, wait: bool) -> None:
+        """Hands the batch to the pool, then copies the batches encoded so far in
+        order, keeping at most ``ENCODING_AHEAD`` in the pool (all when ``wait``)."""
+        if self._batch:
+            batch, self._batch = self._batch, []
+            assert self.pool is not None
+            self._encoding.append((batch, self.pool.apply_async(encoding.encode, (batch,))))
+        while self._encoding and (
+            wait or len(self._encoding) > ENCODING_AHEAD or self._encoding[0][1].ready()
+        ):
+            batch, result = self._encoding.popleft()
+            rows = result.get()
+            tails = []
+            for record in batch:  # before the COPY: it may create one
+                category = self._category_id(record)
+                self._market(record.market)
+                tails.append(b"\t%s\n" % (b"\\N" if category is None else b"%d" % category))
+            sql = f"COPY catalogue_food ({', '.join(_COLUMNS)}) FROM STDIN"
+            with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+                copy.write(b"".join(row + tail for row, tail in zip(rows, tails, strict=True)))
+            self.counts["inserted"] += len(batch)
 
     def _flush(self) -> None:
         batch, self._batch = self._batch, []
@@ -102,36 +142,45 @@ class Writer:
                     public_id__in=[r.public_id for r in batch]
                 ).values_list("public_id", "id", "content_hash")
             }
-        new, changed = [], []
+        new: list[tuple[FoodRecord, int | None, str]] = []
+        changed: list[Food] = []
         for record in batch:
-            row = record.columns() | {"category_id": self._category_id(record)}
+            category = self._category_id(record)  # before the COPY: it may create one
             self._market(record.market)
+            digest = record.content_hash()
             found = existing.get(record.public_id)
             if found is None:
-                new.append(row)
-            elif found[1] != row["content_hash"]:
+                new.append((record, category, digest))
+            elif found[1] != digest:
+                row = record.columns(content_hash=digest) | {"category_id": category}
                 changed.append(Food(id=found[0], **row))
         self._insert(new)
         if changed:
             if self.changes is not None:
                 self.changes.snapshot([food.id for food in changed])
-            fields = [k for k in row if k not in _SKIP_ON_UPDATE]
+            fields = [c for c in _COLUMNS if c not in _SKIP_ON_UPDATE]
             Food.objects.bulk_update(changed, fields, batch_size=500)
         self.counts["inserted"] += len(new)
         self.counts["updated"] += len(changed)
         self.counts["unchanged"] += len(batch) - len(new) - len(changed)
 
-    def _insert(self, rows: list[dict[str, Any]]) -> None:
-        if not rows:
+    def _insert(self, new: list[tuple[FoodRecord, int | None, str]]) -> None:
+        """Inserts the ``new`` (record, category id, content hash) rows. On PostgreSQL
+        each row's columns are computed as it is written into one ``COPY``, so the
+        server stores the rows sent while this process computes the next ones: the
+        two CPUs work at once (computing a batch first and copying it after left one
+        idle at a time, 96 s instead of ~75 s for the FDC table's read)."""
+        if not new:
             return
         if connection.vendor != "postgresql":
+            rows = [_row(*item) for item in new]
             Food.objects.bulk_create([Food(**row) for row in rows], batch_size=500)
             return
-        columns = list(rows[0])
-        sql = f"COPY catalogue_food ({', '.join(columns)}) FROM STDIN"
+        sql = f"COPY catalogue_food ({', '.join(_COLUMNS)}) FROM STDIN"
         with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
-            for row in rows:
-                copy.write_row([_copy_value(row[c]) for c in columns])
+            for item in new:
+                row = _row(*item)
+                copy.write_row([_copy_value(row[c]) for c in _COLUMNS])
 
     def _category_id(self, record: FoodRecord) -> int | None:
         if not record.category_name:
@@ -182,6 +231,15 @@ def deferred_indexes() -> Iterator[bool]:
         cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
         for _, definition in definitions:
             cursor.execute(definition)
+
+
+def _row(record: FoodRecord, category: int | None, content_hash: str) -> dict[str, Any]:
+    """The ``Food`` column values of ``record`` in ``category``."""
+    return record.columns(content_hash=content_hash) | {"category_id": category}
+
+
+# Every column the writer writes, in the order of ``FoodRecord.columns`` (and the COPY's).
+_COLUMNS = (*encoding.COLUMNS, "category_id")
 
 
 def _copy_value(value: Any) -> Any:

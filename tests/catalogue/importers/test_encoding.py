@@ -1,0 +1,67 @@
+"""A first load's rows encoded in other processes (issue 41.3,
+catalogue/importers/encoding.py): the same catalogue as one process writes."""
+
+from __future__ import annotations
+
+import csv
+from datetime import date
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from catalogue.importers import encoding
+from catalogue.importers.load import catalogue_load_sources
+from catalogue.models import SourceLoad
+from tests.catalogue.importers.test_load_changes import SOURCES, _empty_catalogue, _state
+
+NASTY = [
+    "Cheese, back\\slash",
+    "Juice,\ttabbed",
+    'Bar "Quoted", with\nnewline',
+    "Crème brûlée, \\N style",
+    "Carriage\rreturn, soup",
+]
+
+
+def test_values_are_written_in_copy_text():
+    assert encoding.value(None) == "\\N"
+    assert encoding.value("a\\b\tc\nd\re") == "a\\\\b\\tc\\nd\\re"
+    assert encoding.value("\\N") == "\\\\N"  # text, never NULL
+    assert (encoding.value(True), encoding.value(0), encoding.value(0.1)) == ("t", "0", "0.1")
+    assert encoding.value(1e-05) == "1e-05" and float(encoding.value(1 / 3)) == 1 / 3
+    assert encoding.value({"a": "x\ty"}) == '{"a":"x\\\\ty"}'  # orjson escapes the tab
+    assert encoding.value(date(2024, 10, 31)) == "2024-10-31"
+    with pytest.raises(TypeError):
+        encoding.value(object())
+
+
+def _with_nasty_names(tmp_path: Path) -> Path:
+    """The look-alikes table with a few more rows whose names hold what COPY escapes."""
+    with SOURCES["fdc"].open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    header, first = rows[0], rows[1]
+    for name in NASTY:
+        rows.append([name, *first[1:]])
+    path = tmp_path / "fooddata.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([header, *rows[1:]])
+    return path
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY is PostgreSQL's")
+def test_a_load_encoded_by_a_pool_equals_one_process_writing_it(db, settings, tmp_path):
+    path = _with_nasty_names(tmp_path)
+    paths = {"sr28": SOURCES["sr28"], "fdc": path}
+    settings.LOAD_PROCESSES = 1  # no pool: the loading process writes each row
+    catalogue_load_sources(sources=["sr28", "fdc"], paths=paths, render=True)
+    alone = _state()
+    _empty_catalogue()
+    SourceLoad.objects.all().delete()
+    settings.LOAD_PROCESSES = 2  # an empty catalogue: both encoded by two processes
+    catalogue_load_sources(sources=["sr28", "fdc"], paths=paths, render=True)
+    pooled = _state()
+    for part in alone:
+        assert pooled[part] == alone[part], part
+    names = {food["name"] for food in pooled["foods"].values()}
+    assert set(NASTY) <= names
