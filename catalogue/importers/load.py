@@ -123,10 +123,9 @@ def catalogue_load_sources(
 ) -> tuple[list[LoadReport], int]:
     """Loads ``sources`` in their order (``paths``: where a source's files are, when not
     the installed package's; ``limit``: at most that many foods of each), in one
-    transaction: the
-    catalogue shows either the whole load or none of it. Returns a report per source
-    (its ``seconds`` are its read phase's, or the whole load's for one source) and how
-    many foods were rendered.
+    transaction: the catalogue shows either the whole load or none of it. Returns a
+    report per source (its ``seconds`` are its read phase's, or the whole load's for
+    one source) and how many foods were rendered.
 
     One transaction for several sources is what makes a first load fast (issue 41.3):
     on an empty catalogue the food table's non-unique indexes, the phrase index and the
@@ -141,11 +140,11 @@ def catalogue_load_sources(
     ``render`` is True, or when it is None and they are at most ``RENDER_AT_LOAD_MAX``;
     otherwise each is rendered by its first read, stored for every worker (readers
     never serve bytes made from older rows: catalogue.delivery.rendering), or by
-    ``manage.py render_catalogue``. Rendering all 400k foods of a first load would
-    triple its time for foods most of which are never read, and only their first read
-    waits for it. ``progress`` hears of each phase: read (parse and write; once per
-    source), group, index, render. Each source's food counts per market are recorded as
-    loaded at ``now()`` (``GET /v1/sources``)."""
+    ``manage.py render_catalogue``. Rendering all 400k foods of a first load more than
+    doubled its time (issue 41.3), for foods most of which are never read; now only a
+    food's first read waits for it, a few milliseconds. ``progress`` hears of each
+    phase: read (parse and write; once per source), group, index, render. Each source's
+    food counts per market are recorded as loaded at ``now()`` (``GET /v1/sources``)."""
     started = time.monotonic()
     progress = progress or Progress(None)
     loads: list[tuple[str, Reader, str]] = []
