@@ -13,7 +13,7 @@ from django.db import connection
 from catalogue.importers import encoding
 from catalogue.importers.load import catalogue_load_sources
 from catalogue.models import SourceLoad
-from tests.catalogue.importers.test_load_changes import SOURCES, _empty_catalogue, _state
+from tests.support.catalogue_state import SOURCES, catalogue_state, empty_catalogue
 
 NASTY = [
     "Cheese, back\\slash",
@@ -55,12 +55,12 @@ def test_a_load_encoded_by_a_pool_equals_one_process_writing_it(db, settings, tm
     paths = {"sr28": SOURCES["sr28"], "fdc": path}
     settings.LOAD_PROCESSES = 1  # no pool: the loading process writes each row
     catalogue_load_sources(sources=["sr28", "fdc"], paths=paths, render=True)
-    alone = _state()
-    _empty_catalogue()
+    alone = catalogue_state()
+    empty_catalogue()
     SourceLoad.objects.all().delete()
     settings.LOAD_PROCESSES = 2  # an empty catalogue: both encoded by two processes
     catalogue_load_sources(sources=["sr28", "fdc"], paths=paths, render=True)
-    pooled = _state()
+    pooled = catalogue_state()
     for part in alone:
         assert pooled[part] == alone[part], part
     names = {food["name"] for food in pooled["foods"].values()}

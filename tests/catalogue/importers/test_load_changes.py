@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import shutil
@@ -19,89 +18,36 @@ from accounts.services import account_set_tier
 from catalogue.delivery import rendering
 from catalogue.importers.load import _reader, catalogue_load, source_digest
 from catalogue.importers.progress import Progress
-from catalogue.models import Category, Food, FoodRendering, Market, Nutrient, SourceLoad
+from catalogue.models import Food, FoodRendering, Nutrient, SourceLoad
 from keys.services import key_create
 from tests.factories import AccountFactory
+from tests.support.catalogue_state import (
+    DATA,
+    SOURCES,
+    catalogue_state,
+    empty_catalogue,
+    load_in_order,
+)
 from tests.support.servers import fetch, gunicorn
-
-DATA = Path(__file__).parents[1] / "data"
-SOURCES = {
-    "sr28": DATA / "judged" / "sr28",
-    "fdc": DATA / "lookalikes" / "fooddata.csv",
-    "ifct": DATA / "ifct" / "compositions.csv",
-}
-_M0013 = importlib.import_module("catalogue.migrations.0013_typicality_vocabulary")
-
-
-def _state() -> dict[str, object]:
-    """The catalogue by public ids: foods' columns, renderings, groups, phrase rows and
-    words (PostgreSQL), comparable across loads whose row ids differ."""
-    skip = {"id", "revision", "category"}
-    foods = {
-        f["public_id"]: {k: v for k, v in f.items() if k not in skip}
-        for f in Food.objects.values(*[f.attname for f in Food._meta.concrete_fields])
-    }
-    public = dict(Food.objects.values_list("id", "public_id"))
-    categories = dict(Category.objects.values_list("id", "slug"))
-    for food in Food.objects.values("public_id", "category_id"):
-        foods[food["public_id"]]["category_id"] = categories.get(food["category_id"])
-    renderings = {
-        public[r.food_id]: (bytes(r.record), bytes(r.summary), r.etag)
-        for r in FoodRendering.objects.all()
-    }
-    state: dict[str, object] = {"foods": foods, "renderings": renderings}
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT phrase, tier, quality, name_length, food_id, market_id "
-                "FROM catalogue_food_phrase"
-            )
-            state["phrases"] = sorted((*r[:4], public[r[4]], r[5]) for r in cursor.fetchall())
-            cursor.execute(
-                "SELECT market_id, word, foods, reference FROM catalogue_word WHERE foods > 0"
-            )
-            state["words"] = sorted(cursor.fetchall())
-            cursor.execute(_M0013.WORDS_OF.format(t="f", source="catalogue_food", where=""))
-            state["words_from_scratch"] = sorted(cursor.fetchall())
-            # What the migration computes from scratch over the same foods.
-            cursor.execute(_M0013.PHRASE_SELECT.format(t="f", source="catalogue_food"))
-            state["phrases_from_scratch"] = sorted(
-                (*r[:4], public[r[4]], r[5]) for r in cursor.fetchall()
-            )
-    return state
-
-
-def _empty_catalogue() -> None:
-    FoodRendering.objects.all().delete()
-    Food.objects.all().delete()
-    Category.objects.all().delete()
-    Nutrient.objects.all().delete()
-    Market.objects.all().delete()
-
-
-def _load(order: list[str]) -> dict[str, object]:
-    for source in order:
-        catalogue_load(source=source, path=SOURCES[source])
-    return _state()
 
 
 def test_loading_in_either_order_gives_the_same_catalogue(db):
-    first = _load(["sr28", "fdc", "ifct"])
+    first = load_in_order(["sr28", "fdc", "ifct"])
     assert any(food["variant_count"] == 0 for food in first["foods"].values())  # grouped
     if connection.vendor == "postgresql":
         assert first["phrases"] == first["phrases_from_scratch"] and first["words"]
-    _empty_catalogue()
-    second = _load(["fdc", "ifct", "sr28"])
+    empty_catalogue()
+    second = load_in_order(["fdc", "ifct", "sr28"])
     for part in first:
         assert second[part] == first[part], part
     # and again over itself: nothing moves
     for source in ("ifct", "sr28", "fdc"):
         catalogue_load(source=source, path=SOURCES[source])
-    assert _state() == first
+    assert catalogue_state() == first
 
 
 def test_a_reload_with_nothing_changed_writes_nothing(db):
-    _load(["sr28", "fdc"])
+    load_in_order(["sr28", "fdc"])
     revisions = dict(Food.objects.values_list("id", "revision"))
     stored = {
         r.food_id: (r.version, r.revision, bytes(r.record)) for r in FoodRendering.objects.all()
@@ -254,7 +200,7 @@ def test_the_command_prints_its_phases_and_a_json_summary(db):
 
 
 def test_a_small_source_onto_a_loaded_catalogue_renders_its_own_foods_only(db):
-    _load(["sr28", "fdc"])
+    load_in_order(["sr28", "fdc"])
     before = {r.food_id: (r.revision, r.etag) for r in FoodRendering.objects.all()}
     report = catalogue_load(source="ifct", path=SOURCES["ifct"])  # new nutrients, categories
     assert report.inserted > 0 and report.rendered == report.inserted

@@ -13,17 +13,17 @@ from catalogue.importers import load
 from catalogue.importers.load import catalogue_load, catalogue_load_sources
 from catalogue.importers.progress import Progress
 from catalogue.models import Food, FoodRendering, SourceLoad
-from tests.catalogue.importers.test_load_changes import SOURCES, _empty_catalogue, _load, _state
+from tests.support.catalogue_state import SOURCES, catalogue_state, empty_catalogue, load_in_order
 
 
 def test_sources_in_one_load_give_the_catalogue_of_a_load_each(db):
-    one_each = _load(["sr28", "fdc", "ifct"])
-    _empty_catalogue()
+    one_each = load_in_order(["sr28", "fdc", "ifct"])
+    empty_catalogue()
     SourceLoad.objects.all().delete()
     reports, rendered = catalogue_load_sources(
         sources=["sr28", "fdc", "ifct"], paths=SOURCES, render=True
     )
-    together = _state()
+    together = catalogue_state()
     for part in one_each:  # foods, groups, phrase rows, words, the very bytes served
         assert together[part] == one_each[part], part
     assert [r.source for r in reports] == ["sr28", "fdc", "ifct"]
@@ -57,7 +57,7 @@ def test_a_large_load_leaves_its_rendering_to_the_first_reads(db, monkeypatch, u
     stored = FoodRendering.objects.get(food_id=food.pk)  # rendered by the read, for everyone
     assert bytes(stored.record) == first.content and stored.etag == first["ETag"]
     # Asked to, it renders whatever the size; a small load renders by itself.
-    _empty_catalogue()
+    empty_catalogue()
     forced = catalogue_load(source="sr28", path=SOURCES["sr28"], render=True)
     assert forced.rendered == forced.inserted == FoodRendering.objects.count()
     monkeypatch.setattr(load, "RENDER_AT_LOAD_MAX", 20_000)
