@@ -251,9 +251,10 @@ def _write(
 
 
 @contextmanager
-def _encoders(fresh: bool) -> Iterator[Pool | None]:
-    """On PostgreSQL, for a ``fresh`` load on more than one CPU: a pool of forked
-    processes, one per CPU (settings.LOAD_PROCESSES), that encode the records as ``COPY`` rows
+def _encoders(fresh: bool) -> Iterator[Callable[[], Pool] | None]:
+    """On PostgreSQL, for a ``fresh`` load on more than one CPU: what starts (once, when
+    the writer asks: ``writer.POOL_FROM``) a pool of forked processes, one per CPU
+    (settings.LOAD_PROCESSES), that encode the records as ``COPY`` rows
     (catalogue.importers.encoding). Forked inside the load's transaction: they never
     touch the database (the socket they inherit is the loading process's), and end
     with ``os._exit``, which closes nothing of it. Closed and joined at the end;
@@ -262,16 +263,25 @@ def _encoders(fresh: bool) -> Iterator[Pool | None]:
     if not fresh or connection.vendor != "postgresql" or processes < 2:
         yield None
         return
-    pool = multiprocessing.get_context("fork").Pool(processes)
+    started: list[Pool] = []
+
+    def pool() -> Pool:
+        if not started:
+            started.append(multiprocessing.get_context("fork").Pool(processes))
+        return started[0]
+
     try:
         yield pool
     except BaseException:
-        pool.terminate()
+        for each in started:
+            each.terminate()
         raise
     else:
-        pool.close()
+        for each in started:
+            each.close()
     finally:
-        pool.join()
+        for each in started:
+            each.join()
 
 
 def _read(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from catalogue.importers import encoding
+from catalogue.importers import encoding, writer
 from catalogue.importers.load import catalogue_load_sources
 from catalogue.models import SourceLoad
 from tests.support.catalogue_state import SOURCES, catalogue_state, empty_catalogue
@@ -50,7 +50,10 @@ def _with_nasty_names(tmp_path: Path) -> Path:
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY is PostgreSQL's")
-def test_a_load_encoded_by_a_pool_equals_one_process_writing_it(db, settings, tmp_path):
+@pytest.mark.parametrize("pool_from", [0, 6])  # from the start; after two batches of 4
+def test_a_load_encoded_by_a_pool_equals_one_process_writing_it(
+    db, settings, tmp_path, monkeypatch, pool_from
+):
     path = _with_nasty_names(tmp_path)
     paths = {"sr28": SOURCES["sr28"], "fdc": path}
     settings.LOAD_PROCESSES = 1  # no pool: the loading process writes each row
@@ -59,6 +62,8 @@ def test_a_load_encoded_by_a_pool_equals_one_process_writing_it(db, settings, tm
     empty_catalogue()
     SourceLoad.objects.all().delete()
     settings.LOAD_PROCESSES = 2  # an empty catalogue: both encoded by two processes
+    monkeypatch.setattr(writer, "POOL_FROM", pool_from)
+    monkeypatch.setattr(writer, "BATCH_SIZE", 4)
     catalogue_load_sources(sources=["sr28", "fdc"], paths=paths, render=True)
     pooled = catalogue_state()
     for part in alone:
