@@ -100,8 +100,7 @@ class Writer:
             self._write()
 
     def flush(self) -> None:
-        """Writes the records added so far (with a pool: all of them but those still
-        being encoded, unless ``wait``)."""
+        """Writes every record added so far (with a pool: once it has encoded them)."""
         self._write(wait=True)
 
     def _write(self, *, wait: bool = False) -> None:
@@ -133,8 +132,7 @@ class Writer:
                 category = self._category_id(record)
                 self._market(record.market)
                 tails.append(b"\t%s\n" % (b"\\N" if category is None else b"%d" % category))
-            sql = f"COPY catalogue_food ({', '.join(_COLUMNS)}) FROM STDIN"
-            with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+            with connection.cursor() as cursor, cursor.cursor.copy(_COPY) as copy:
                 copy.write(b"".join(row + tail for row, tail in zip(rows, tails, strict=True)))
             self.counts["inserted"] += len(batch)
 
@@ -178,15 +176,14 @@ class Writer:
         each row's columns are computed as it is written into one ``COPY``, so the
         server stores the rows sent while this process computes the next ones: the
         two CPUs work at once (computing a batch first and copying it after left one
-        idle at a time, 96 s instead of ~75 s for the FDC table's read)."""
+        idle at a time: 96 s against 84 s for the FDC table's read, issue 41.3)."""
         if not new:
             return
         if connection.vendor != "postgresql":
             rows = [_row(*item) for item in new]
             Food.objects.bulk_create([Food(**row) for row in rows], batch_size=500)
             return
-        sql = f"COPY catalogue_food ({', '.join(_COLUMNS)}) FROM STDIN"
-        with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        with connection.cursor() as cursor, cursor.cursor.copy(_COPY) as copy:
             for item in new:
                 row = _row(*item)
                 copy.write_row([_copy_value(row[c]) for c in _COLUMNS])
@@ -249,6 +246,7 @@ def _row(record: FoodRecord, category: int | None, content_hash: str) -> dict[st
 
 # Every column the writer writes, in the order of ``FoodRecord.columns`` (and the COPY's).
 _COLUMNS = (*encoding.COLUMNS, "category_id")
+_COPY = f"COPY catalogue_food ({', '.join(_COLUMNS)}) FROM STDIN"
 
 
 def _copy_value(value: Any) -> Any:
