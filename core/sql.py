@@ -18,6 +18,7 @@ cursor are prepared.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.db import connections
@@ -31,43 +32,38 @@ def prepared_cursor(alias: str) -> CursorWrapper:
     wrapper = db.cursor()
     if db.vendor != "postgresql" or db.settings_dict["OPTIONS"].get("prepare_threshold") is None:
         return wrapper
-    inner = wrapper.cursor
     if wrapper.db is not db:  # a replica's cursor fell back to the primary as it opened
         return wrapper
+    inner = wrapper.cursor
     preparing, shown = _cursor_classes()
     wrapper.cursor = (shown if db.queries_logged else preparing)(inner.connection)
     inner.close()
     return wrapper
 
 
-_CLASSES: tuple[Any, Any] | None = None
-
-
+@functools.cache
 def _cursor_classes() -> tuple[Any, Any]:
     """psycopg's server-binding cursor as Django's backend defines it, preparing every
     statement it executes; and the same for a connection whose queries are logged
     (``CaptureQueriesContext``, ``DEBUG``), which also keeps each statement's text with
     its values for the log, as Django's client-side cursor does. Made on first use: the
     module imports no driver."""
-    global _CLASSES
-    if _CLASSES is None:
-        from django.db.backends.postgresql.base import ServerBindingCursor
-        from psycopg import ClientCursor
+    from django.db.backends.postgresql.base import ServerBindingCursor
+    from psycopg import ClientCursor
 
-        class PreparingCursor(ServerBindingCursor):
-            def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
-                kwargs["prepare"] = True
-                return super().execute(query, params, **kwargs)
+    class PreparingCursor(ServerBindingCursor):
+        def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+            kwargs["prepare"] = True
+            return super().execute(query, params, **kwargs)
 
-        class ShownPreparingCursor(PreparingCursor):
-            def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
-                done = super().execute(query, params, **kwargs)
-                text = ClientCursor(self.connection).mogrify(query, params)
-                self._query = _Shown(text.encode())
-                return done
+    class ShownPreparingCursor(PreparingCursor):
+        def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+            done = super().execute(query, params, **kwargs)
+            text = ClientCursor(self.connection).mogrify(query, params)
+            self._query = _Shown(text.encode())
+            return done
 
-        _CLASSES = (PreparingCursor, ShownPreparingCursor)
-    return _CLASSES
+    return PreparingCursor, ShownPreparingCursor
 
 
 class _Shown:
