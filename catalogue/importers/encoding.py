@@ -41,8 +41,29 @@ def encode(records: list[FoodRecord]) -> list[bytes]:
 
 def line(row: dict[str, Any]) -> bytes:
     """The values of ``row`` (``COLUMNS``, in order) as one ``COPY`` text line without
-    its end."""
-    return "\t".join([value(row[column]) for column in COLUMNS]).encode()
+    its end. The common types first, a string escaped only when it holds a character
+    to escape, and JSON only for its backslashes (orjson writes every control
+    character escaped): 9 us a food against 20 through ``value`` alone (issue 41.3)."""
+    out: list[str] = []
+    add = out.append
+    for item in map(row.__getitem__, COLUMNS):
+        kind = type(item)
+        if kind is float:
+            add(repr(item))
+        elif item is None:
+            add("\\N")
+        elif kind is str:
+            add(item.translate(_ESCAPES) if _needs_escape(item) else item)
+        elif kind is dict or kind is list:
+            text = orjson.dumps(item).decode()
+            add(text.replace("\\", "\\\\") if "\\" in text else text)
+        else:
+            add(value(item))
+    return "\t".join(out).encode()
+
+
+def _needs_escape(text: str) -> bool:
+    return "\\" in text or "\t" in text or "\n" in text or "\r" in text
 
 
 def value(item: Any) -> str:

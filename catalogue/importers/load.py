@@ -300,18 +300,22 @@ def _read(
     writer.nutrients(reader.nutrient_defs(), authoritative=source == "sr28")
     loaded = skipped = 0
     progress.start("read", total=reader.lines.size)
-    for item in _records(reader, source):
-        if isinstance(item, Skipped):
-            skipped += 1
-            on_skip(item)
-            continue
-        if limit is not None and loaded >= limit:
-            break
-        writer.add(item)
-        loaded += 1
-        if loaded % 1000 == 0:
-            progress.update(done=reader.lines.bytes_read, rows=loaded)
-    writer.flush()
+    try:
+        for item in _records(reader, source):
+            if isinstance(item, Skipped):
+                skipped += 1
+                on_skip(item)
+                continue
+            if limit is not None and loaded >= limit:
+                break
+            writer.add(item)
+            loaded += 1
+            if loaded % 1000 == 0:
+                progress.update(done=reader.lines.bytes_read, rows=loaded)
+        writer.flush()
+    except BaseException as error:
+        writer.abort(error)
+        raise
     counts = writer.counts
     progress.finish(
         rows=loaded,

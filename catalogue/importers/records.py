@@ -13,6 +13,18 @@ from catalogue.nutrients import headline_columns
 from catalogue.search import ranking, text
 
 
+class _Positional:
+    """Pickles as its class and its fields' values in order. The default for a slots
+    dataclass looks its fields up through ``dataclasses.fields`` at every record, sent
+    to a load's encoding processes and back (catalogue.importers.encoding): 20 us of
+    pickling a food, 13 us this way (issue 41.3)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return (type(self), tuple([getattr(self, name) for name in self.__slots__]))
+
+
 @dataclass(frozen=True, slots=True)
 class NutrientDef:
     id: int
@@ -25,7 +37,7 @@ class NutrientDef:
 
 
 @dataclass(frozen=True, slots=True)
-class Portion:
+class Portion(_Positional):
     description: str
     gram_weight: float | None
 
@@ -34,7 +46,7 @@ class Portion:
 
 
 @dataclass(frozen=True, slots=True)
-class Branded:
+class Branded(_Positional):
     """What FDC's release publishes of a branded food (``branded_food.csv``): its GTIN
     as GTIN-14 ("" when it has no valid one: catalogue.gtin), brand name, ingredients,
     serving size and unit as labelled, household serving text, and the food's
@@ -54,7 +66,7 @@ class Branded:
 
 
 @dataclass(frozen=True, slots=True)
-class FoodRecord:
+class FoodRecord(_Positional):
     """One food as read from a source; amounts are per 100 g, keyed by nutrient id."""
 
     source: str

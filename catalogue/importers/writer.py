@@ -12,12 +12,13 @@ from __future__ import annotations
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from multiprocessing.pool import AsyncResult, Pool
 from typing import Any
 
 import orjson
 from django.db import connection
+from psycopg.copy import Copy, QueuedLibpqWriter
 
 from catalogue.importers import encoding
 from catalogue.importers.changes import Changes
@@ -58,11 +59,14 @@ class Writer:
         self.pool: Pool | None = None
         # Batches handed to the pool, oldest first, with their rows to come.
         self._encoding: deque[tuple[list[FoodRecord], AsyncResult[list[bytes]]]] = deque()
+        # The pool's rows go into one COPY, open until a query must run (``_end_copy``).
+        self._copy: tuple[ExitStack, Copy] | None = None
         self.seconds = 0.0  # spent writing (flush), for the progress report
         self.counts: Counter[str] = Counter()
         self._batch: list[FoodRecord] = []
         self._written = 0  # records written by this process (not the pool)
         self._categories = dict(Category.objects.values_list("slug", "id"))
+        self._category_names: dict[str, int] = {}  # each name's id, once looked up
         self._markets = set(Market.objects.values_list("code", flat=True))
 
     def nutrients(self, defs: list[NutrientDef], *, authoritative: bool) -> None:
@@ -102,6 +106,15 @@ class Writer:
     def flush(self) -> None:
         """Writes every record added so far (with a pool: once it has encoded them)."""
         self._write(wait=True)
+        self._end_copy()
+
+    def abort(self, error: BaseException) -> None:
+        """Ends an open ``COPY`` with ``error``, so the load's rollback finds the
+        connection idle."""
+        if self._copy is not None:
+            stack, _ = self._copy
+            self._copy = None
+            stack.__exit__(type(error), error, error.__traceback__)
 
     def _write(self, *, wait: bool = False) -> None:
         started = time.monotonic()
@@ -128,13 +141,42 @@ class Writer:
             batch, result = self._encoding.popleft()
             rows = result.get()
             tails = []
-            for record in batch:  # before the COPY: it may create one
+            for record in batch:
+                if self._copy is not None and not self._known(record):
+                    self._end_copy()  # a category or market to create: a query
                 category = self._category_id(record)
                 self._market(record.market)
                 tails.append(b"\t%s\n" % (b"\\N" if category is None else b"%d" % category))
-            with connection.cursor() as cursor, cursor.cursor.copy(_COPY) as copy:
-                copy.write(b"".join(row + tail for row, tail in zip(rows, tails, strict=True)))
+            self._copying().write(
+                b"".join(row + tail for row, tail in zip(rows, tails, strict=True))
+            )
             self.counts["inserted"] += len(batch)
+
+    def _copying(self) -> Copy:
+        """The open ``COPY`` of encoded rows, opened if none is. One ``COPY`` for many
+        batches, written by psycopg's queued writer (a thread sends the rows), lets
+        this process go on parsing while the server stores them: a ``COPY`` per
+        batch waited for the server at each batch's end (15 of the FDC table's 35 s,
+        issue 41.3)."""
+        if self._copy is None:
+            stack = ExitStack()
+            cursor = stack.enter_context(connection.cursor()).cursor
+            copy = stack.enter_context(cursor.copy(_COPY, writer=QueuedLibpqWriter(cursor)))
+            self._copy = (stack, copy)
+        return self._copy[1]
+
+    def _end_copy(self) -> None:
+        """Ends the open ``COPY``, if any: waits for the server to store its rows."""
+        if self._copy is not None:
+            stack, _ = self._copy
+            self._copy = None
+            stack.close()
+
+    def _known(self, record: FoodRecord) -> bool:
+        """Whether ``record``'s category and market exist (writing it runs no query)."""
+        return record.market in self._markets and (
+            not record.category_name or record.category_name in self._category_names
+        )
 
     def _flush(self) -> None:
         batch, self._batch = self._batch, []
@@ -189,15 +231,19 @@ class Writer:
                 copy.write_row([_copy_value(row[c]) for c in _COLUMNS])
 
     def _category_id(self, record: FoodRecord) -> int | None:
-        if not record.category_name:
+        name = record.category_name
+        if not name:
             return None
-        slug = text.slugify_name(record.category_name)
+        found = self._category_names.get(name)
+        if found is not None:
+            return found
+        slug = text.slugify_name(name)
         if slug not in self._categories:
             category, _ = Category.objects.get_or_create(
-                slug=slug,
-                defaults={"name": record.category_name, "usda_code": record.category_code},
+                slug=slug, defaults={"name": name, "usda_code": record.category_code}
             )
             self._categories[slug] = category.id
+        self._category_names[name] = self._categories[slug]
         return self._categories[slug]
 
     def _market(self, code: str) -> None:
@@ -209,10 +255,11 @@ class Writer:
 @contextmanager
 def deferred_indexes() -> Iterator[bool]:
     """On PostgreSQL, when the catalogue is empty: drops the non-unique indexes of the
-    food table, of its phrase index and of the typo vocabulary for the load and builds
-    each once at the end, which is several times faster than maintaining ~25 indexes
-    row by row. Must run inside the load's transaction, so a failed load rolls the drop
-    back too. Yields whether it did (the catalogue was empty: every id is new).
+    food table, of its phrase index and of the typo vocabulary, and the food table's
+    foreign keys, for the load and builds each once at the end, which is several times
+    faster than maintaining ~25 indexes and checking two keys row by row. Must run
+    inside the load's transaction, so a failed load rolls the drop back too. Yields
+    whether it did (the catalogue was empty: every id is new).
 
     Dropping an index locks its table against reads until the load commits, so a
     catalogue that holds foods keeps its indexes: it may be serving, and reads go on
@@ -230,6 +277,10 @@ def deferred_indexes() -> Iterator[bool]:
         definitions = cursor.fetchall()
         for name, _ in definitions:
             cursor.execute(f'DROP INDEX "{name}"')
+        cursor.execute(_FOREIGN_KEYS)
+        foreign_keys = cursor.fetchall()
+        for name, _ in foreign_keys:
+            cursor.execute(f'ALTER TABLE catalogue_food DROP CONSTRAINT "{name}"')
     yield True
     with connection.cursor() as cursor:
         # Django's foreign keys are deferred; their checks must fire before CREATE INDEX.
@@ -237,6 +288,19 @@ def deferred_indexes() -> Iterator[bool]:
         cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
         for _, definition in definitions:
             cursor.execute(definition)
+        for name, definition in foreign_keys:
+            cursor.execute(f'ALTER TABLE catalogue_food ADD CONSTRAINT "{name}" {definition}')
+
+
+# The food table's foreign keys (category, market), as ``pg_dump`` would restore them.
+# A fresh load drops them and adds them again at its end: adding one checks every row in
+# one join, where a kept one queues a check per row written (and again per row the group
+# phase updates, as the rows are the transaction's own): 3.7 s of a fresh load's 60
+# (issue 41.3).
+_FOREIGN_KEYS = (
+    "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+    "WHERE conrelid = 'catalogue_food'::regclass AND contype = 'f' ORDER BY conname"
+)
 
 
 def _row(record: FoodRecord, category: int | None, content_hash: str) -> dict[str, Any]:
