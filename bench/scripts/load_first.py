@@ -1,12 +1,15 @@
 """A first load of the whole catalogue, before and after, in one session (issue 41.3).
 
-    .venv/bin/python bench/scripts/load_first.py --before /tmp/before [--skip-before]
+    .venv/bin/python bench/scripts/load_first.py [--before /tmp/before]
+        [--before-one-command /tmp/start ...] [--no-one-by-one]
 
 Each way runs on a fresh PostgreSQL database of the local server (created, migrated by
 its own tree, dropped at the end), one after the other on the same machine:
 
 - ``before``: the tree at ``--before`` (e.g. ``git worktree add /tmp/before <commit>``),
   three loads in the README's order of that time, each its own process;
+- ``<tree> (one command)``: a tree whose loader takes several sources at once (issue
+  41.3 onwards), loading them in one command;
 - ``one by one``: this tree, the same three commands;
 - ``one command``: this tree, ``load_catalogue --source sr28 --source fdc --source ifct``.
 
@@ -87,13 +90,27 @@ def _phases(phases: list[dict[str, object]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, help="the tree of the way before")
+    parser.add_argument(
+        "--before-one-command",
+        type=Path,
+        action="append",
+        default=[],
+        help="a tree whose loader takes the one command (repeatable)",
+    )
+    parser.add_argument(
+        "--no-one-by-one", action="store_true", help="skip this tree's three commands"
+    )
     args = parser.parse_args()
     one_each = [["load_catalogue", "--source", source] for source in SOURCES]
     together = ["load_catalogue", *[arg for s in SOURCES for arg in ("--source", s)]]
     ways = []
     if args.before:
         ways.append(("before (one by one)", args.before, one_each))
-    ways += [("one by one", ROOT, one_each), ("one command", ROOT, [together])]
+    for tree in args.before_one_command:
+        ways.append((f"{tree.name} (one command)", tree, [together]))
+    if not args.no_one_by_one:
+        ways.append(("one by one", ROOT, one_each))
+    ways.append(("one command", ROOT, [together]))
     results = [way(name, tree, commands) for name, tree, commands in ways]
     first = results[0]["digest"]
     print("| way | wall | CPU (user + system) | load average at start | phases (s) | catalogue |")
