@@ -84,7 +84,8 @@ def main() -> None:
     try:
         client = metered_client(args.database_url, redis.url, "search-miss")
         from django.db import connection
-        from django.test.utils import CaptureQueriesContext
+
+        from metering.recorder import flusher
 
         chosen = queries(args.database_url, args.kind, args.requests + 20, args.seed)
         warm, measured = chosen[:20], chosen[20:]
@@ -94,8 +95,14 @@ def main() -> None:
             cursor.execute("SELECT pg_backend_pid()")
             pid = cursor.fetchone()[0]
         profile = cProfile.Profile()
+        sent: list[str] = []
+
+        def count(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+            sent.append(sql)  # counted, not formatted (Django's capture formats each)
+            return execute(sql, params, many, context)
+
         python, postgres = time.process_time(), backend_cpu(pid)
-        with CaptureQueriesContext(connection) as sent:
+        with connection.execute_wrapper(count):
             if args.profile:
                 profile.enable()
             for q in measured:
@@ -112,6 +119,7 @@ def main() -> None:
             out = io.StringIO()
             pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(40)
             print(out.getvalue())
+        flusher.flush_quietly()  # the usage history, while its Redis still runs
     finally:
         redis.stop()
 

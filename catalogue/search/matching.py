@@ -333,10 +333,16 @@ _MATCH_TOTAL = (
 )
 
 
+def counts_in_sql(q: str) -> bool:
+    """Whether ``match_count`` can count the matches of ``q`` (PostgreSQL; a word)."""
+    return connection.vendor == "postgresql" and bool(text.words(q))
+
+
 def match_count(*, q: str, market: str | None, prefix: bool, cap: int) -> int:
     """How many foods a search of ``q`` with no filter but ``market`` matches (``match``,
     shown foods only), counting up to ``cap``: the bound ``_ranked`` checks before
-    ranking a phrase-ranked search's other matches (catalogue.search.selectors)."""
+    ranking a phrase-ranked search's other matches, and the whole-word count of the
+    spelling fallback (catalogue.search.selectors), without building the ORM's query."""
     params = {
         "market": market or None,
         "matching": text.postgres_tsquery(text.words(q), prefix=prefix),
