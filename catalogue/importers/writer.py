@@ -157,7 +157,8 @@ class Writer:
         batches, written by psycopg's queued writer (a thread sends the rows), lets
         this process go on parsing while the server stores them: a ``COPY`` per
         batch waited for the server at each batch's end (15 of the FDC table's 35 s,
-        issue 41.3)."""
+        issue 41.3). What a slower server leaves unsent is bounded by psycopg's queue
+        (1,024 chunks of at most 128 KB): past it, ``write`` waits."""
         if self._copy is None:
             stack = ExitStack()
             cursor = stack.enter_context(connection.cursor()).cursor
