@@ -8,6 +8,7 @@ import json
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import IntegrityError, connection, transaction
 
 from catalogue.importers import load
 from catalogue.importers.load import catalogue_load, catalogue_load_sources
@@ -92,3 +93,24 @@ def test_the_command_refuses_a_path_for_several_sources(db):
     with pytest.raises(CommandError, match="one --source"):
         _command("--source", "sr28", "--source", "ifct", "--path", str(SOURCES["ifct"]))
     assert not Food.objects.exists()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's constraints")
+def test_a_fresh_load_puts_the_food_tables_foreign_keys_back_as_they_were(db):
+    def foreign_keys() -> list[tuple[str, str, bool]]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT conname, pg_get_constraintdef(oid), convalidated FROM pg_constraint "
+                "WHERE conrelid = 'catalogue_food'::regclass AND contype = 'f' ORDER BY 1"
+            )
+            return cursor.fetchall()
+
+    before = foreign_keys()
+    assert len(before) == 2  # category, market
+    catalogue_load_sources(sources=["sr28", "ifct"], paths=SOURCES)  # an empty catalogue
+    assert foreign_keys() == before
+    food = Food.objects.first()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Food.objects.filter(pk=food.pk).update(category_id=10**9)
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # checked, not only deferred
