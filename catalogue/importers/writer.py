@@ -111,10 +111,7 @@ class Writer:
     def abort(self, error: BaseException) -> None:
         """Ends an open ``COPY`` with ``error``, so the load's rollback finds the
         connection idle."""
-        if self._copy is not None:
-            stack, _ = self._copy
-            self._copy = None
-            stack.__exit__(type(error), error, error.__traceback__)
+        self._end_copy(error)
 
     def _write(self, *, wait: bool = False) -> None:
         started = time.monotonic()
@@ -166,12 +163,17 @@ class Writer:
             self._copy = (stack, copy)
         return self._copy[1]
 
-    def _end_copy(self) -> None:
-        """Ends the open ``COPY``, if any: waits for the server to store its rows."""
-        if self._copy is not None:
-            stack, _ = self._copy
-            self._copy = None
+    def _end_copy(self, error: BaseException | None = None) -> None:
+        """Ends the open ``COPY``, if any: waits for the server to store its rows, or,
+        given the ``error`` the load failed with, cancels it with that."""
+        if self._copy is None:
+            return
+        stack, _ = self._copy
+        self._copy = None
+        if error is None:
             stack.close()
+        else:
+            stack.__exit__(type(error), error, error.__traceback__)
 
     def _known(self, record: FoodRecord) -> bool:
         """Whether ``record``'s category and market exist (writing it runs no query)."""
