@@ -12,6 +12,7 @@ Shaped for the reads the API does, on PostgreSQL first:
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 from django.db import models
@@ -217,7 +218,9 @@ class FoodRendering(models.Model):
     ``catalogue.delivery.rendering.render_format()``: a change to one food makes that food's
     rendering stale alone. Not a foreign key: a
     deleted food's row is never read (every read starts from ``catalogue_food``) and
-    the next full rendering removes it."""
+    the next full rendering removes it. ``record`` holds the body zlib-compressed
+    (``body()`` gives it back; issue 41.2): a read keeps and shares those bytes as they
+    come, with nothing to compress on its path."""
 
     food_id = models.BigIntegerField(primary_key=True)
     version = models.BigIntegerField()
@@ -229,6 +232,10 @@ class FoodRendering(models.Model):
 
     def __str__(self) -> str:
         return f"rendering of food {self.food_id} (version {self.version})"
+
+    def body(self) -> bytes:
+        """The record's body as served (``record`` decompressed)."""
+        return zlib.decompress(bytes(self.record))
 
 
 class SourceLoad(models.Model):

@@ -70,6 +70,22 @@ class LocalBytes:
             self.put(key, found, version=version)
         return found
 
+    def remember_packed(
+        self, key: Hashable, make: Callable[[], tuple[bytes, bytes, str]]
+    ) -> tuple[bytes, str, bytes | None]:
+        """``remember`` for a ``make`` that returns the body, the body compressed as this
+        memory keeps it (``pack``) and the ETag: nothing is compressed here. Returns the
+        body, the ETag and, when ``make`` ran, the compressed body (for a copy shared
+        with the other workers: catalogue.delivery.shared); None when found here."""
+        found = self.get(key)
+        if found is not None:
+            return found[0], found[1], None
+        version = self.version
+        body, packed, etag = make()
+        if version is not None:
+            self.put_packed(key, (packed, etag), version=version)
+        return body, etag, packed
+
     def holds(self, key: Hashable) -> bool:
         """Whether ``get(key)`` would find bytes (without decompressing them)."""
         return self._current() and key in self.entries
@@ -85,12 +101,11 @@ class LocalBytes:
         before the bytes were) is still the memory's version and it fits the budget."""
         if version is None or version != self.version:
             return
-        self.put_packed(key, (zlib.compress(value[0], 1), value[1]), version=version)
+        self.put_packed(key, (pack(value[0]), value[1]), version=version)
 
     def put_packed(self, key: Hashable, packed: tuple[bytes, str], *, version: int) -> None:
-        """``put`` for a body already compressed as this memory keeps it
-        (``zlib.compress(body, 1)``)."""
-        if version != self.version:
+        """``put`` for a body already compressed as this memory keeps it (``pack``)."""
+        if version is None or version != self.version:
             return
         cost = _cost(packed)
         budget = self.budget()
@@ -130,6 +145,13 @@ class LocalBytes:
                     self.entries, self.size = {}, 0
                 self.version, self.checked = version, now
         return True
+
+
+def pack(body: bytes) -> bytes:
+    """``body`` compressed as this memory keeps it, as the stored renderings hold it
+    (catalogue.delivery.rendering) and as a copy shared through Redis carries it: zlib,
+    level 1. ``zlib.decompress`` gives the body back."""
+    return zlib.compress(body, 1)
 
 
 def _cost(entry: tuple[bytes, str]) -> int:

@@ -50,6 +50,7 @@ import importlib
 import logging
 import multiprocessing
 import os
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +63,7 @@ from rest_framework.settings import api_settings
 
 from catalogue.delivery import serializers
 from catalogue.delivery.conditional import etag_of_bytes
-from catalogue.delivery.memory import LocalBytes
+from catalogue.delivery.memory import LocalBytes, pack
 from catalogue.models import Food, FoodRendering, Nutrient
 from catalogue.nutrients import NutrientRef
 from catalogue.routing import catalogue_read_alias
@@ -165,6 +166,14 @@ class Rendering:
     summary: bytes
     format: str = field(default_factory=render_format)
     revision: int = 0  # of its food
+    # The record compressed (memory.pack): what is stored, kept in a worker's memory and
+    # shared through Redis, so a record read from the database is never compressed on
+    # the request's path. Made from ``record`` when not given.
+    packed: bytes = b""
+
+    def __post_init__(self) -> None:
+        if not self.packed:
+            object.__setattr__(self, "packed", pack(self.record))
 
 
 def render_json(data: object) -> bytes:
@@ -198,10 +207,20 @@ local_pages = LocalBytes(share=0.25, version=lambda: current_version())
 def food_record(*, public_id: str, market: str | None) -> tuple[bytes, str]:
     """The body and ETag of ``GET /v1/foods/{public_id}`` for a caller who sees
     ``market`` (None: all); ``NotFound`` when the food is missing or invisible."""
-    return local_records.remember((public_id, market), lambda: _food_record(public_id, market))
+    body, etag, _ = food_record_read(public_id=public_id, market=market)
+    return body, etag
 
 
-def _food_record(public_id: str, market: str | None) -> tuple[bytes, str]:
+def food_record_read(*, public_id: str, market: str | None) -> tuple[bytes, str, bytes | None]:
+    """``food_record``'s body and ETag, and the body compressed as stored when it was
+    read now (None when this worker's memory held it): what a copy shared with the
+    other workers carries, never compressed again."""
+    return local_records.remember_packed(
+        (public_id, market), lambda: _food_record(public_id, market)
+    )
+
+
+def _food_record(public_id: str, market: str | None) -> tuple[bytes, bytes, str]:
     fmt = render_format()
     sql, params = (
         (_RECORD, [fmt, public_id]) if not market else (_RECORD_IN_MARKET, [fmt, public_id, market])
@@ -211,11 +230,12 @@ def _food_record(public_id: str, market: str | None) -> tuple[bytes, str]:
         row = cursor.fetchone()
     if row is None:
         raise problems.NotFound(f"No food {public_id!r} in this catalogue.")
-    food_id, record, etag = row
-    if record is None:
+    food_id, packed, etag = row
+    if packed is None:
         rendering = render_foods([food_id])[food_id]
-        return rendering.record, rendering.etag
-    return bytes(record), etag
+        return rendering.record, rendering.packed, rendering.etag
+    packed = bytes(packed)
+    return zlib.decompress(packed), packed, etag
 
 
 def food_records(*, public_ids: list[str], market: str | None) -> dict[str, tuple[bytes, str]]:
@@ -240,17 +260,20 @@ def food_records(*, public_ids: list[str], market: str | None) -> dict[str, tupl
     with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    outdated = {food_id: public_id for public_id, food_id, record, _ in rows if record is None}
+    outdated = {food_id: public_id for public_id, food_id, packed, _ in rows if packed is None}
     rendered = render_foods(list(outdated)) if outdated else {}
-    for public_id, food_id, record, etag in rows:
-        if record is None:
+    for public_id, food_id, packed, etag in rows:
+        if packed is None:
             if food_id not in rendered:
                 continue  # deleted since
-            value = (rendered[food_id].record, rendered[food_id].etag)
+            made = rendered[food_id]
+            body, packed, etag = made.record, made.packed, made.etag
         else:
-            value = (bytes(record), etag)
-        found[public_id] = value
-        memory.put((public_id, market), value, version=version)
+            packed = bytes(packed)
+            body = zlib.decompress(packed)
+        found[public_id] = (body, etag)
+        if version is not None:
+            memory.put_packed((public_id, market), (packed, etag), version=version)
     return found
 
 
@@ -414,7 +437,7 @@ def _store(renderings: list[Rendering]) -> None:
     values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(renderings))
     params: list[object] = []
     for r in renderings:
-        params += [r.food_id, r.version, r.revision, r.format, r.etag, r.record, r.summary]
+        params += [r.food_id, r.version, r.revision, r.format, r.etag, r.packed, r.summary]
     with connection.cursor() as cursor:
         cursor.execute(_UPSERT.format(values=values), params)
 
@@ -442,7 +465,7 @@ def _store_copied(renderings: list[Rendering]) -> None:
         with cursor.cursor.copy(_COPY_IN) as copy:
             for r in renderings:
                 copy.write_row(
-                    (r.food_id, r.version, r.revision, r.format, r.etag, r.record, r.summary)
+                    (r.food_id, r.version, r.revision, r.format, r.etag, r.packed, r.summary)
                 )
         cursor.execute(_UPSERT_COPIED)
         cursor.execute("DROP TABLE foodrendering_in")  # inside a load's own transaction

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from catalogue.delivery import rendering
+from catalogue.delivery.memory import pack
 
 logger = logging.getLogger("foodservice.catalogue")
 
@@ -91,9 +92,9 @@ def food_record(
             (public_id, market), (packed_body, etag), version=carry.version
         )
         return body, etag
-    body, etag = rendering.food_record(public_id=public_id, market=market)
-    if carry is not None:
-        _share(carry, body, etag)
+    body, etag, packed = rendering.food_record_read(public_id=public_id, market=market)
+    if carry is not None and packed is not None:
+        _share(carry, packed, etag)
     return body, etag
 
 
@@ -127,10 +128,17 @@ def food_page(
         body, packed_body, etag = found
         rendering.local_pages.put_packed(key, (packed_body, etag), version=carry.version)
         return body, etag
-    body, etag = rendering.local_pages.remember(key, make)
-    if carry is not None:
-        _share(carry, body, etag)
+    body, etag, packed = rendering.local_pages.remember_packed(key, lambda: _made(make()))
+    if carry is not None and packed is not None:
+        _share(carry, packed, etag)
     return body, etag
+
+
+def _made(made: tuple[bytes, str]) -> tuple[bytes, bytes, str]:
+    """A page's body and ETag, and the body compressed once for both copies: this
+    worker's memory and the shared one."""
+    body, etag = made
+    return body, pack(body), etag
 
 
 def _unpack(value: bytes) -> tuple[bytes, bytes, str] | None:
@@ -144,8 +152,9 @@ def _unpack(value: bytes) -> tuple[bytes, bytes, str] | None:
         return None
 
 
-def _share(carry: Carry, body: bytes, etag: str) -> None:
-    value = etag.encode() + b"\n" + zlib.compress(body, 1)
+def _share(carry: Carry, packed: bytes, etag: str) -> None:
+    """Share a body compressed as it is kept (``pack``) under ``carry``."""
+    value = etag.encode() + b"\n" + packed
     if settings.CATALOGUE_SHARE_WRITE_SECONDS > 0:
         writes.put(carry.key, value)
     else:

@@ -33,8 +33,7 @@ def catalogue_state() -> dict[str, object]:
     for food in Food.objects.values("public_id", "category_id"):
         foods[food["public_id"]]["category_id"] = categories.get(food["category_id"])
     renderings = {
-        public[r.food_id]: (bytes(r.record), bytes(r.summary), r.etag)
-        for r in FoodRendering.objects.all()
+        public[r.food_id]: (r.body(), bytes(r.summary), r.etag) for r in FoodRendering.objects.all()
     }
     state: dict[str, object] = {"foods": foods, "renderings": renderings}
     if connection.vendor == "postgresql":

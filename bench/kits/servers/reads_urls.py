@@ -6,14 +6,16 @@
 - ``/bench/floor``: the same bytes from this process's memory;
 - ``/bench/pgraw/<public_id>`` (``--spread``'s floor for records): a food's stored
   record bytes, found by public id with one raw query and no check of their version,
-  market or freshness: the same random rows as the spread's records, read the
-  cheapest way.
+  market or freshness, and decompressed (renderings are stored zlib-compressed since
+  issue 41.2): the same random rows as the spread's records, read the cheapest way.
 
 Both pass through the whole middleware stack, request logging included, like every
 other request the server answers.
 """
 
 from __future__ import annotations
+
+import zlib
 
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
@@ -45,7 +47,10 @@ def pgraw_food(request: HttpRequest, public_id: str) -> HttpResponse:
         row = cursor.fetchone()
     if row is None:
         return HttpResponse(status=404)
-    return HttpResponse(bytes(row[0]), content_type="application/json")
+    body = bytes(row[0])
+    if body[:1] != b"{":  # compressed (this tree); a baseline's (--server-root) is not
+        body = zlib.decompress(body)
+    return HttpResponse(body, content_type="application/json")
 
 
 def floor(request: HttpRequest) -> HttpResponse:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import random
 from decimal import Decimal
 from pathlib import Path
 
@@ -127,7 +128,7 @@ def test_a_rendering_made_by_other_code_is_never_served(sr28_small, taster):
     rendering._store([old_code])
     assert b"old code" not in taster.get("/v1/foods?q=butter").content
     stored = FoodRendering.objects.get(food_id=food.pk)  # rendered again by this code
-    assert stored.format == rendering.render_format() and b"old code" not in bytes(stored.record)
+    assert stored.format == rendering.render_format() and b"old code" not in stored.body()
 
 
 def test_the_format_changes_with_the_code_and_the_settings_that_shape_the_bytes(tmp_path):
@@ -343,7 +344,7 @@ def test_a_load_sized_store_keeps_a_newer_rendering_and_replaces_older_ones():
     stored = dict(FoodRendering.objects.values_list("food_id", "etag"))
     assert len(stored) == len(foods)
     assert stored[newest.pk] != '"old"'
-    assert b"Renamed" in FoodRendering.objects.get(food_id=newest.pk).record
+    assert b"Renamed" in FoodRendering.objects.get(food_id=newest.pk).body()
     assert {stored[f.pk] for f in foods[1:]} == {'"old"'}
 
 
@@ -386,3 +387,26 @@ def test_a_pool_of_renderers_ends_and_stores_every_food():
     assert FoodRendering.objects.filter(
         version=current, food_id__in=[f.pk for f in foods]
     ).count() == len(foods)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's TOAST")
+def test_a_rendering_stays_in_its_row(db):
+    """Issue 41.2: a record is stored compressed, and its row is left whole (migration
+    0018): reading it is one heap fetch, never a second lookup in the TOAST table."""
+    words = random.Random(41).choices(["salt", "oat", "whey", "soy", "malt", "pea"], k=2000)
+    ingredients = ", ".join(f"{word}{i}" for i, word in enumerate(words))
+    food = FoodFactory(source="fdc", data_type="branded", fdc_id=9041, ingredients=ingredients)
+    rendering.render_foods([food.pk])
+    stored = FoodRendering.objects.get(food_id=food.pk)
+    assert stored.body().count(b"whey") > 200
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT octet_length(record) + octet_length(summary), reltoastrelid::regclass "
+            "FROM catalogue_foodrendering, pg_class "
+            "WHERE food_id = %s AND relname = 'catalogue_foodrendering'",
+            [food.pk],
+        )
+        size, toast = cursor.fetchone()
+        assert size > 2100  # past the default threshold: it would have been moved out
+        cursor.execute(f"SELECT count(*) FROM {toast}")  # noqa: S608 (a relation name)
+        assert cursor.fetchone()[0] == 0

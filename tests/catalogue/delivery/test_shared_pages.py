@@ -6,6 +6,8 @@ Cluster: tests/engines)."""
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 from django.conf import settings
 from django.db import connection
@@ -23,11 +25,15 @@ needs_redis = pytest.mark.skipif(not settings.REDIS_URL, reason="pages are share
 SEARCH = "/v1/foods?q=butter"
 
 
-def _page_keys() -> list[bytes]:
+def _redis():
     from django_redis import get_redis_connection
 
+    return get_redis_connection("default")
+
+
+def _page_keys() -> list[bytes]:
     match = f"{settings.REDIS_KEY_PREFIX}:page:*"
-    return sorted(get_redis_connection("default").scan_iter(match=match))
+    return sorted(_redis().scan_iter(match=match))
 
 
 def _another_worker() -> None:
@@ -107,3 +113,24 @@ def test_a_bad_search_is_still_the_problem_it_was(sr28_small, unthrottled, taste
     assert listing.status_code in (400, 403)
     if settings.REDIS_URL:
         assert _page_keys() == []
+
+
+@needs_redis
+def test_a_new_page_is_compressed_once_for_the_memory_and_the_shared_copy(
+    sr28_small, unthrottled, memory_on, monkeypatch
+):
+    """Issue 41.1: a page answered now is compressed once; this worker's memory and the
+    copy shared through Redis hold the same bytes."""
+    unthrottled.get("/v1/foods?q=cheese")  # imports, plans: nothing of the page below
+    calls: list[int] = []
+    compress = zlib.compress
+    monkeypatch.setattr(zlib, "compress", lambda data, *a: calls.append(1) or compress(data, *a))
+    first = unthrottled.get(SEARCH)
+    assert first.status_code == 200 and first.json()["data"]
+    assert len(calls) == 1
+    ((packed, etag),) = [v for k, v in rendering.local_pages.entries.items() if "butter" in k[0]]
+    assert zlib.decompress(packed) == first.content and etag == first["ETag"]
+    shared_value = [
+        _redis().get(k) for k in _page_keys() if _redis().get(k).startswith(etag.encode())
+    ]
+    assert shared_value == [etag.encode() + b"\n" + packed]

@@ -5,13 +5,15 @@ forgot costs nothing but the old way."""
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from catalogue.delivery import rendering, shared
-from catalogue.models import Food
+from catalogue.models import Food, FoodRendering
 from metering.backends import get_meter, meter_reset
 from tests.catalogue.delivery.conftest import food_queries
 from tests.factories import FoodFactory, MarketFactory
@@ -180,3 +182,27 @@ def test_the_writer_thread_writes_what_it_gathered(sr28_small, unthrottled, memo
         time.sleep(0.01)
     assert shared.writes.pending() == []
     assert _shared_keys()
+
+
+@needs_redis
+def test_a_record_read_from_the_database_is_kept_and_shared_as_stored(
+    sr28_small, unthrottled, memory_on, monkeypatch
+):
+    """Issue 41.2: renderings are stored compressed, so a record's first read keeps in
+    this worker's memory and shares through Redis the very bytes it read, compressing
+    nothing on the request's path."""
+    food = Food.objects.get(public_id="sr28-01001")
+    rendering.render_foods([food.pk])  # stored, as after a load or an earlier read
+    stored = FoodRendering.objects.get(food_id=food.pk)
+    calls: list[int] = []
+    compress = zlib.compress
+    monkeypatch.setattr(zlib, "compress", lambda data, *a: calls.append(1) or compress(data, *a))
+    first = unthrottled.get(RECORD)
+    assert first.status_code == 200 and first.content == stored.body()
+    assert calls == []
+    assert rendering.local_records.entries[("sr28-01001", None)] == (
+        bytes(stored.record),
+        first["ETag"],
+    )
+    (key,) = _shared_keys()
+    assert _redis().get(key) == first["ETag"].encode() + b"\n" + bytes(stored.record)

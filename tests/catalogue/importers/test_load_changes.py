@@ -49,9 +49,7 @@ def test_loading_in_either_order_gives_the_same_catalogue(db):
 def test_a_reload_with_nothing_changed_writes_nothing(db):
     load_in_order(["sr28", "fdc"])
     revisions = dict(Food.objects.values_list("id", "revision"))
-    stored = {
-        r.food_id: (r.version, r.revision, bytes(r.record)) for r in FoodRendering.objects.all()
-    }
+    stored = {r.food_id: (r.version, r.revision, r.body()) for r in FoodRendering.objects.all()}
     version = rendering.current_version()
     for source in ("sr28", "fdc"):  # the same files: not even read
         report = catalogue_load(source=source, path=SOURCES[source])
@@ -64,14 +62,14 @@ def test_a_reload_with_nothing_changed_writes_nothing(db):
         assert report.unchanged == Food.objects.filter(source=source).count()
     assert dict(Food.objects.values_list("id", "revision")) == revisions
     assert {
-        r.food_id: (r.version, r.revision, bytes(r.record)) for r in FoodRendering.objects.all()
+        r.food_id: (r.version, r.revision, r.body()) for r in FoodRendering.objects.all()
     } == stored
     assert rendering.current_version() == version  # workers keep what they hold
 
 
 def test_a_change_to_one_food_re_renders_that_food_alone(db, tmp_path: Path):
     catalogue_load(source="sr28", path=DATA / "sr28")
-    before = {r.food_id: (r.revision, bytes(r.record)) for r in FoodRendering.objects.all()}
+    before = {r.food_id: (r.revision, r.body()) for r in FoodRendering.objects.all()}
     changed = tmp_path / "sr28"
     shutil.copytree(DATA / "sr28", changed)
     path = changed / "FOOD_DES.txt"
@@ -79,7 +77,7 @@ def test_a_change_to_one_food_re_renders_that_food_alone(db, tmp_path: Path):
     report = catalogue_load(source="sr28", path=changed)
     assert (report.updated, report.rendered) == (1, 1)
     butter = Food.objects.get(public_id="sr28-01001")
-    after = {r.food_id: (r.revision, bytes(r.record)) for r in FoodRendering.objects.all()}
+    after = {r.food_id: (r.revision, r.body()) for r in FoodRendering.objects.all()}
     assert {i for i in after if after[i] != before[i]} == {butter.pk}
     assert after[butter.pk][0] == butter.revision > 0
     assert b"Butter, salted, new" in after[butter.pk][1]
