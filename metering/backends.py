@@ -157,18 +157,28 @@ class RedisMeter:
         return Tally(Outcome(outcome), used, tat, hour, tuple(hours), carried)
 
     def _call_carrying(self, keys: list[str], args: list[Any], carry: str) -> tuple[Any, Any]:
-        """The script's reply and the value of ``carry``, in one round trip: a
-        pipeline of EVALSHA and GET. redis-py's ``Script`` in a pipeline would first ask
-        SCRIPT EXISTS (a round trip of its own) every time, so the pipeline sends the
-        EVALSHA itself and loads the script only when Redis does not know it (a
-        restarted or flushed server): then the script runs alone, once, loaded."""
+        """The script's reply and the value of ``carry``, in one round trip: EVALSHA and
+        GET written together on one pooled connection, then both replies read.
+
+        Not redis-py's ``Pipeline``: its command stack, per-command option handling and
+        reply callbacks cost ~40 us of Python per request here (bench/RESULTS.md, "The
+        meter's round trip"), for two commands whose replies need none of them. The
+        connection's own ``Retry`` (core/redis.py: one immediate retry on a broken
+        connection, never on a timeout) wraps the exchange as it wraps a pipeline's.
+        ``Script`` would first ask SCRIPT EXISTS; the script is loaded only when Redis
+        does not know it (a restarted or flushed server): then it runs alone, once."""
         from redis.exceptions import NoScriptError
 
-        pipe = self.client.pipeline(transaction=False)
-        pipe.evalsha(self.script.sha, len(keys), *keys, *args)
-        pipe.get(carry)
+        commands = [("EVALSHA", self.script.sha, len(keys), *keys, *args), ("GET", carry)]
+        pool = self.client.connection_pool
         with _reaching_redis():
-            reply, carried = pipe.execute(raise_on_error=False)
+            conn = pool.get_connection()
+            try:
+                reply, carried = conn.retry.call_with_retry(
+                    lambda: _exchange(conn, commands), lambda error: conn.disconnect()
+                )
+            finally:
+                pool.release(conn)
         if isinstance(reply, NoScriptError):
             reply = self._call(self.script, keys, args)  # Script loads it, then runs it
         elif isinstance(reply, Exception):
@@ -253,6 +263,21 @@ class RedisMeter:
             for keys, args in calls:
                 self.prune_script(keys=keys, args=args, client=pipe)
             pipe.execute()
+
+
+def _exchange(conn: Any, commands: list[tuple[Any, ...]]) -> list[Any]:
+    """Send ``commands`` in one write on ``conn`` and read every reply, an error reply
+    as its exception (read all before returning: the pooled socket never desyncs)."""
+    from redis.exceptions import ResponseError
+
+    conn.send_packed_command(conn.pack_commands(commands))
+    replies: list[Any] = []
+    for _ in commands:
+        try:
+            replies.append(conn.read_response())
+        except ResponseError as error:
+            replies.append(error)
+    return replies
 
 
 @contextmanager

@@ -92,11 +92,69 @@ def wrk(
     if "Non-2xx" in out or "Socket errors" in out:
         raise RuntimeError(f"errors while benchmarking {url}:\n{out}")
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
     latency = {}
     for q in ("50", "99"):
         value, unit = re.search(rf"\s{q}%\s+([\d.]+)(us|ms|s)\b", out).groups()
         latency[q] = float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-    return {"rate": rate, "p50": latency["50"], "p99": latency["99"]}
+    return {"rate": rate, "p50": latency["50"], "p99": latency["99"], "requests": requests}
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+CPU_PARTS = ("web", "postgres", "redis", "wrk")
+
+
+def _ticks(pid: int, *, reaped: bool = False) -> int:
+    """User + system clock ticks of process ``pid`` (all its threads), 0 once gone;
+    with ``reaped``, its exited children's too (a server whose connections come and go
+    keeps their CPU there)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return sum(int(v) for v in fields[11 : 15 if reaped else 13])
+
+
+def _postgres_ticks() -> int:
+    """Every PostgreSQL process's ticks, the postmaster's reaped children included: a
+    backend that exits between two readings is not lost."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry / "comm").read_text().strip() != "postgres":
+                continue
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            postmaster = (Path(f"/proc/{parent}") / "comm").read_text().strip() != "postgres"
+        except (OSError, ValueError, IndexError):
+            continue
+        total += _ticks(int(entry.name), reaped=postmaster)
+    return total
+
+
+class CpuMeter:
+    """CPU seconds spent by each part of the machine's work around a wrk run: the
+    gunicorn master and workers (``web``), every PostgreSQL process, the throwaway
+    redis-server and wrk itself (this process's finished children)."""
+
+    def __init__(self, server: Gunicorn, redis: ThrowawayRedis) -> None:
+        self.server, self.redis = server, redis
+
+    def snapshot(self) -> dict[str, float]:
+        web = [self.server.process.pid, *self.server.worker_pids()] if self.server.process else []
+        children = os.times()
+        return {
+            "web": sum(map(_ticks, web)) / TICKS,
+            "postgres": _postgres_ticks() / TICKS,
+            "redis": (_ticks(self.redis.process.pid) if self.redis.process else 0) / TICKS,
+            "wrk": children.children_user + children.children_system,
+        }
+
+    def per_request(self, before: dict[str, float], requests: int) -> dict[str, float]:
+        """CPU ms per request of each part since ``before``."""
+        after = self.snapshot()
+        return {part: 1000 * (after[part] - before[part]) / max(1, requests) for part in before}
 
 
 def prepare(env: dict[str, str], food: str) -> str:
@@ -130,6 +188,7 @@ class Measured:
     medians: dict[str, dict[str, float]]
     first_rates: dict[str, float]
     loadavg: tuple[str, str]  # before and after the rounds
+    cpu: dict[str, dict[str, float]]  # each variant's median CPU ms a request, by part
 
 
 def main() -> int:
@@ -171,7 +230,7 @@ def main() -> int:
     with cleanup(server, redis):
         server.start()
         body = _check_answers(args, variants)
-        measured = _measure(args, variants, spread, scripts)
+        measured = _measure(args, variants, spread, scripts, CpuMeter(server, redis))
         worker_class = _conf_default("worker_class", server.env)
     gunicorn = f"{worker_class}, {workers} workers x {threads} threads"
     rows, verdicts = _rows(measured.medians, SPREAD_TARGETS if args.spread else TARGETS)
@@ -254,6 +313,7 @@ def _measure(
     variants: Variants,
     spread: dict[str, list[str]],
     scripts: dict[str, str],
+    cpu: CpuMeter,
 ) -> Measured:
     """The spread's first pass, a warm-up, then ``--rounds`` interleaved rounds of wrk
     (the order shuffled every round); the medians of the rounds."""
@@ -276,9 +336,12 @@ def _measure(
         random.shuffle(order)
         for name in order:
             path, headers = variants[name]
-            samples[name].append(
-                wrk(base + path, args.seconds, args.connections, headers, scripts.get(name, ""))
+            before = cpu.snapshot()
+            sample = wrk(
+                base + path, args.seconds, args.connections, headers, scripts.get(name, "")
             )
+            sample |= cpu.per_request(before, sample["requests"])
+            samples[name].append(sample)
         print(
             f"  round {round_ + 1}: "
             + ", ".join(f"{n} {samples[n][-1]['rate']:.0f}" for n in order),
@@ -288,7 +351,12 @@ def _measure(
         name: {k: statistics.median(s[k] for s in runs) for k in ("rate", "p50", "p99")}
         for name, runs in samples.items()
     }
-    return Measured(medians, first_rates, (load_before, loadkit.loadavg()))
+    cpu_ms = {
+        name: {k: statistics.median(s[k] for s in runs) for k in CPU_PARTS}
+        | {"total": statistics.median(sum(s[k] for k in CPU_PARTS) for s in runs)}
+        for name, runs in samples.items()
+    }
+    return Measured(medians, first_rates, (load_before, loadkit.loadavg()), cpu_ms)
 
 
 def _rows(
@@ -350,7 +418,29 @@ def _report(
         ),
         *rows,
     ]
-    return lines + _first_pass_lines(measured.first_rates)
+    return lines + _cpu_lines(measured) + _first_pass_lines(measured.first_rates)
+
+
+def _cpu_lines(measured: Measured) -> list[str]:
+    """CPU ms per request by part, medians of the rounds, and each variant's total as a
+    share of pgraw's and pgspread's: the ratio the rates give, read from CPU instead
+    (a noisy neighbour moves the rates more than the CPU a request costs)."""
+    cpu = measured.cpu
+    floors = [name for name in ("pgraw", "pgspread") if name in cpu]
+    head = " | ".join(f"{part} ms" for part in CPU_PARTS)
+    lines = [
+        "",
+        "CPU per request (ms, medians of the rounds; a share is the floor's total CPU over "
+        "the variant's):",
+        "",
+        f"| variant | {head} | total ms | " + " | ".join(f"share of {f}" for f in floors) + " |",
+        "|---" * (len(CPU_PARTS) + 2 + len(floors)) + "|",
+    ]
+    for name, parts in cpu.items():
+        shares = " | ".join(f"{100 * cpu[f]['total'] / parts['total']:.0f} %" for f in floors)
+        values = " | ".join(f"{parts[part]:.3f}" for part in CPU_PARTS)
+        lines.append(f"| {name} | {values} | {parts['total']:.3f} | {shares} |")
+    return lines
 
 
 def _first_pass_lines(first_rates: dict[str, float]) -> list[str]:

@@ -12,7 +12,9 @@ share of it per kind; the oldest entries go first when a new one does not fit. E
 are kept zlib-compressed (level 1: a 9 KB record becomes ~2 KB in ~0.1 ms, and comes
 back in ~15 us), so the same memory holds four to five times as many of them: on
 traffic spread over many foods and queries (bench/scripts/reads.py ``--spread``) the share of
-reads it answers is what brings a read near the floor (bench/RESULTS.md).
+reads it answers is what brings a read near the floor (bench/RESULTS.md). The stored
+renderings hold records compressed the same way (``pack``), so a record read from the
+database is kept as it came (``remember_packed``), with nothing to compress.
 
 An entry is stored only under the version the memory held before its bytes were read
 (``put``'s ``version``): bytes read before a load committed never land in a memory

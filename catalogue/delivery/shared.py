@@ -35,7 +35,9 @@ meter's pipeline.
   trip, which still spares the query.
 
 A value is the ETag, a newline, and the body compressed as the worker memory keeps it
-(zlib level 1): a hit goes into that memory without compressing again.
+(zlib level 1): a hit goes into that memory without compressing again, and a miss
+shares the bytes it already had compressed (a record as stored, a page as its memory
+keeps it: issue 41.2).
 """
 
 from __future__ import annotations

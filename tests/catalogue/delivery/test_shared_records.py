@@ -206,3 +206,23 @@ def test_a_record_read_from_the_database_is_kept_and_shared_as_stored(
     )
     (key,) = _shared_keys()
     assert _redis().get(key) == first["ETag"].encode() + b"\n" + bytes(stored.record)
+
+
+@needs_redis
+def test_an_error_reply_for_the_shared_copy_costs_the_request_nothing(
+    sr28_small, unthrottled, memory_on
+):
+    """The meter's script and the copy's GET share one write (metering/backends.py
+    ``_exchange``): a GET answered with an error (here WRONGTYPE: the key holds a hash)
+    is read as no copy, the script's decision stands, and the connection stays in step
+    for the next request."""
+    first = unthrottled.get(RECORD)
+    (key,) = _shared_keys()
+    _redis().delete(key)
+    _redis().hset(key, "not", "a string")
+    for expected_left in (1, 2):
+        _another_worker()
+        again = unthrottled.get(RECORD)
+        assert (again.status_code, again.content) == (200, first.content)
+        left = int(first["RateLimit-Remaining"]) - int(again["RateLimit-Remaining"])
+        assert left == expected_left
