@@ -7,6 +7,9 @@ list page) are rendered once and stored in ``FoodRendering``, tagged with the fo
 categories) they were made from (issue 28). A read is then one raw query that finds the
 food and its bytes; no model is built and nothing is serialised.
 
+- The record is stored compressed (``memory.pack``, issue 41.2): a read keeps it in the
+  worker's memory and shares it through Redis as it came, and decompresses it once for
+  the body. ``FoodRendering.body()`` gives the served bytes back.
 - ``render_ids()`` renders some foods (``catalogue_load`` calls it for the foods it
   changed), ``render_all()`` every food (``manage.py render_catalogue``).
 - A read whose row is missing or was made from another revision or definitions version
