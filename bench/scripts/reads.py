@@ -22,7 +22,13 @@ running service sees rather than how fast its copies fill. Targets there:
 record >= 80 % of pgraw, search >= 35 %. A spread run adds ``pgspread``, the records'
 own floor: the same random foods' stored bytes read by a plain view with one raw query
 (``/bench/pgraw/<id>``), where ``pgraw`` reads one hot row; both ratios are printed.
-Measured with wrk (``apt-get install -y wrk``), medians of the rounds. Before measuring
+Measured with wrk (``apt-get install -y wrk``), medians of the rounds. Around each wrk
+run it also reads the CPU each part spent (gunicorn's master and workers, every
+PostgreSQL process with the backends its postmaster reaped, the throwaway redis-server,
+wrk) and prints each variant's CPU per request and its total as a share of the floors'
+(issue 41.2): on a shared machine a neighbour moves the rates more than what a request
+costs. pgspread's stored bytes are decompressed by its view (renderings are stored
+compressed). Before measuring
 it checks that the record, pgraw, pgspread and floor bodies are byte-identical and that
 no answer is an error.
 
