@@ -130,8 +130,10 @@ def food_page(
         body, packed_body, etag = found
         rendering.local_pages.put_packed(key, (packed_body, etag), version=carry.version)
         return body, etag
+    if carry is None:  # nothing to share: compressed only if this memory keeps it
+        return rendering.local_pages.remember(key, make)
     body, etag, packed = rendering.local_pages.remember_packed(key, lambda: _made(make()))
-    if carry is not None and packed is not None:
+    if packed is not None:
         _share(carry, packed, etag)
     return body, etag
 

@@ -117,7 +117,7 @@ def test_a_bad_search_is_still_the_problem_it_was(sr28_small, unthrottled, taste
 
 @needs_redis
 def test_a_new_page_is_compressed_once_for_the_memory_and_the_shared_copy(
-    sr28_small, unthrottled, memory_on, monkeypatch
+    sr28_small, unthrottled, memory_on, monkeypatch, settings
 ):
     """Issue 41.1: a page answered now is compressed once; this worker's memory and the
     copy shared through Redis hold the same bytes."""
@@ -134,3 +134,7 @@ def test_a_new_page_is_compressed_once_for_the_memory_and_the_shared_copy(
         _redis().get(k) for k in _page_keys() if _redis().get(k).startswith(etag.encode())
     ]
     assert shared_value == [etag.encode() + b"\n" + packed]
+    # With the worker memory off nothing is kept or shared: nothing is compressed.
+    settings.CATALOGUE_VERSION_SECONDS = 0
+    assert unthrottled.get("/v1/foods?q=milk").status_code == 200
+    assert len(calls) == 1
