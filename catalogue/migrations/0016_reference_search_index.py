@@ -14,6 +14,8 @@ form; the embedded catalogue is small).
 
 from django.db import migrations
 
+from catalogue.migrations._vendor import on_postgresql
+
 INDEX = (
     "CREATE INDEX IF NOT EXISTS food_search_reference_gin ON catalogue_food "
     "USING gin (search_vector) "
@@ -22,17 +24,9 @@ INDEX = (
 DROP = "DROP INDEX IF EXISTS food_search_reference_gin"
 
 
-def _run(sql: str):  # type: ignore[no-untyped-def]
-    def run(apps, schema_editor):  # type: ignore[no-untyped-def]
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("catalogue", "0015_ifct_ripe_and_raw"),
     ]
 
-    operations = [migrations.RunPython(_run(INDEX), _run(DROP))]
+    operations = [migrations.RunPython(on_postgresql(INDEX), on_postgresql(DROP))]

@@ -12,16 +12,10 @@ such setting.
 
 from django.db import migrations
 
+from catalogue.migrations._vendor import on_postgresql
+
 FORWARD = "ALTER TABLE catalogue_foodrendering SET (toast_tuple_target = 8160)"
 BACKWARD = "ALTER TABLE catalogue_foodrendering RESET (toast_tuple_target)"
-
-
-def _on_postgresql(sql: str):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql)
-
-    return run
 
 
 class Migration(migrations.Migration):
@@ -30,5 +24,5 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(_on_postgresql(FORWARD), _on_postgresql(BACKWARD)),
+        migrations.RunPython(on_postgresql(FORWARD), on_postgresql(BACKWARD)),
     ]
