@@ -161,8 +161,9 @@ class RedisMeter:
         GET written together on one pooled connection, then both replies read.
 
         Not redis-py's ``Pipeline``: its command stack, per-command option handling and
-        reply callbacks cost ~40 us of Python per request here (bench/RESULTS.md, "The
-        meter's round trip"), for two commands whose replies need none of them. The
+        reply callbacks cost 25-60 us more CPU per exchange (bench/RESULTS.md, "Issue
+        41.2: records stored compressed, and the meter's exchange without a Pipeline"),
+        for two commands whose replies need none of them. The
         connection's own ``Retry`` (core/redis.py: one immediate retry on a broken
         connection, never on a timeout) wraps the exchange as it wraps a pipeline's.
         ``Script`` would first ask SCRIPT EXISTS; the script is loaded only when Redis
