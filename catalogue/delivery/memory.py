@@ -84,8 +84,7 @@ class LocalBytes:
             return found[0], found[1], None
         version = self.version
         body, packed, etag = make()
-        if version is not None:
-            self.put_packed(key, (packed, etag), version=version)
+        self.put_packed(key, (packed, etag), version=version)
         return body, etag, packed
 
     def holds(self, key: Hashable) -> bool:
@@ -105,7 +104,7 @@ class LocalBytes:
             return
         self.put_packed(key, (pack(value[0]), value[1]), version=version)
 
-    def put_packed(self, key: Hashable, packed: tuple[bytes, str], *, version: int) -> None:
+    def put_packed(self, key: Hashable, packed: tuple[bytes, str], *, version: int | None) -> None:
         """``put`` for a body already compressed as this memory keeps it (``pack``)."""
         if version is None or version != self.version:
             return

@@ -275,8 +275,7 @@ def food_records(*, public_ids: list[str], market: str | None) -> dict[str, tupl
             packed = bytes(packed)
             body = zlib.decompress(packed)
         found[public_id] = (body, etag)
-        if version is not None:
-            memory.put_packed((public_id, market), (packed, etag), version=version)
+        memory.put_packed((public_id, market), (packed, etag), version=version)
     return found
 
 
