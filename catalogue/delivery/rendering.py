@@ -99,6 +99,15 @@ _SUMMARIES = (
     "JOIN catalogue_food f ON f.id = r.food_id AND f.revision = r.revision "
     "WHERE r.version = " + _DEFINITIONS + " AND r.format = %s AND r.food_id IN ({ids})"
 )
+# A food's stored summary as a column of another statement (a search page's rows read
+# with their summaries in one statement: catalogue.search.matching.phrase_page); NULL
+# when missing or outdated, as ``summaries`` reads them. ``{food}`` names the food id's
+# column; the statement passes this code's format as ``%(format)s``.
+SUMMARY_COLUMN = (
+    "(SELECT r.summary FROM catalogue_foodrendering r "  # noqa: S608 (constants only)
+    "JOIN catalogue_food f ON f.id = r.food_id AND f.revision = r.revision "
+    "WHERE r.food_id = {food} AND r.version = " + _DEFINITIONS + " AND r.format = %(format)s)"
+)
 # A rendering replaces a stored one unless that one is newer (an older load's render
 # finishing late never overwrites a newer food's bytes).
 _ON_CONFLICT = (

@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import reduce
 from itertools import combinations
 from operator import and_, or_
@@ -52,9 +53,10 @@ from django.db.models import BooleanField, Case, F, IntegerField, Q, QuerySet, V
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Length
 
+from catalogue.delivery import rendering
 from catalogue.models import Food
 from catalogue.routing import catalogue_read_alias
-from catalogue.search import text
+from catalogue.search import spelling, text
 from catalogue.search.ranking import BRANDED
 from core.sql import prepared_cursor
 
@@ -367,6 +369,89 @@ def phrase_total(*, q: str, market: str | None, prefix: bool, cap: int) -> int:
     with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(_MATCH_TOTAL, params)
         return cursor.fetchone()[0]
+
+
+# A page of a phrase-ranked search read in one statement (issue 41.1, the miss path):
+# its phrase rows (``_PHRASE_ROWS``), each with its stored summary
+# (catalogue.delivery.rendering.SUMMARY_COLUMN); the search's total as
+# ``phrase_total`` counts it, only when the rows fill the page (a page they do not fill
+# reads the other matches, which tell the total); and the vocabulary entries of its
+# words (catalogue.search.spelling.COUNTS_COLUMN), which the spelling fallback of a
+# search with few matches reads. One row at least (NULLs but the entries when no phrase
+# row is found). PostgreSQL evaluates each uncorrelated subquery once, and the count
+# only when its CASE branch is taken. Three statements and their round trips fewer
+# than reading the four apart, for most new searches.
+_PHRASE_EVERY = (
+    "FROM catalogue_food_phrase WHERE phrase = %(phrase)s "
+    "AND (%(market)s::varchar IS NULL OR market_id = %(market)s::varchar) "
+    "AND numnode(to_tsquery('english'::regconfig, %(tsquery)s)) > 0"
+)
+_PHRASE_PAGE = (
+    "WITH head AS (SELECT food_id, 13 - tier AS relevance, quality, name_length "  # noqa: S608 (constants only)
+    + _PHRASE_MATCHES
+    + " ORDER BY tier, quality, name_length, food_id LIMIT %(limit)s OFFSET %(offset)s) "
+    "SELECT h.food_id, h.relevance, h.quality, h.name_length, "
+    + rendering.SUMMARY_COLUMN.format(food="h.food_id")
+    + ", CASE WHEN (SELECT count(*) FROM head) < %(limit)s THEN NULL "
+    "WHEN (SELECT count(*) FROM (SELECT 1 "
+    + _PHRASE_EVERY
+    + " LIMIT %(over)s) p) > %(cap)s THEN %(over)s ELSE ("
+    + _MATCH_COUNT.replace("%(limit)s", "%(over)s")
+    + ") END, "
+    + spelling.COUNTS_COLUMN
+    + " FROM (SELECT) one LEFT JOIN head h ON true "
+    "ORDER BY h.relevance DESC, h.quality, h.name_length, h.food_id"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PhrasePage:
+    """``phrase_page``'s answer: ``rows`` as ``phrase_rows`` gives them, each with
+    ``summary`` (the stored bytes, or None when missing or outdated); ``total`` as
+    ``phrase_total`` counts it when the rows fill the page, else None; ``words``: the
+    vocabulary entries of q's words in the market (catalogue.search.spelling.correct's
+    ``known``)."""
+
+    rows: list[dict[str, Any]]
+    total: int | None
+    words: dict[str, spelling.Word]
+
+
+def phrase_page(
+    *,
+    q: str,
+    market: str | None,
+    prefix: bool,
+    after: tuple[Any, ...] | None,
+    offset: int,
+    limit: int,
+    cap: int,
+) -> PhrasePage:
+    """``phrase_rows`` (with their summaries), ``phrase_total`` (when the rows fill
+    ``limit``) and the vocabulary entries of q's words, in one statement
+    (``_PHRASE_PAGE``). ``q`` must have a ``phrase_of``."""
+    terms = text.words(q)
+    params = _phrase_params(q, market, after) | {
+        "limit": limit,
+        "offset": offset,
+        "cap": cap,
+        "over": cap + 1,
+        "matching": text.postgres_tsquery(terms, prefix=prefix),
+        "format": rendering.render_format(),
+        "words": spelling.counted_words(terms),
+    }
+    with prepared_cursor(catalogue_read_alias()) as cursor:
+        cursor.execute(_PHRASE_PAGE, params)
+        found = cursor.fetchall()
+    rows = [
+        {"id": i, "relevance": r, "quality": k, "name_length": n, "summary": summary}
+        for i, r, k, n, summary, _, _ in found
+        if i is not None
+    ]
+    for row in rows:
+        if row["summary"] is not None:
+            row["summary"] = bytes(row["summary"])
+    return PhrasePage(rows=rows, total=found[0][5], words=spelling.counts_of(found[0][6]))
 
 
 # The matches of a phrase-ranked search below the phrase index (relevance 1 and 0: no

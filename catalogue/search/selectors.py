@@ -7,6 +7,7 @@ never returns a record outside it; a missing or invisible record is ``NotFound``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -48,7 +49,9 @@ class FoodPage:
     query searched without some of its words (catalogue.search.matching.relaxed), else None.
     ``synonyms``: the synonyms ``q`` was searched with (catalogue.search.synonyms).
     ``relaxed``: set when words of ``q`` were left out (``corrected_q`` is then the
-    query searched too), else None."""
+    query searched too), else None. ``words``: the vocabulary entries of q's words
+    when the page's statement read them (catalogue.search.matching.phrase_page), for
+    the spelling fallback; not shown."""
 
     rows: list[dict[str, Any]]
     offset: int
@@ -58,6 +61,7 @@ class FoodPage:
     corrected_q: str | None = None
     synonyms: tuple[synonyms.Used, ...] = ()
     relaxed: Relaxed | None = None
+    words: Mapping[str, spelling.Word] | None = None
 
 
 def food_search(
@@ -106,7 +110,8 @@ def food_search(
         page, past_end = None, error
     if query.q and (page is None or page.total < FALLBACK_BELOW):
         checkpoint()
-        fixed = spelling.correct(query.q, market)
+        known = page.words if page is not None else None
+        fixed = spelling.correct(query.q, market, known=known)
         if fixed is not None:
             # Counted up to one more than the query typed finds (often none: one row).
             found = 0 if page is None or page.total == 0 else _whole_words(query.q, query, market)
@@ -270,8 +275,10 @@ def _food_page(
         raise past_end
     limit = query.page_size if depth is None else min(query.page_size, depth - offset)
     total = None
+    cap = SEARCH_COUNT_CAP if query.q else COUNT_CAP
+    words = None
     if phrased:
-        keys, total = _phrase_page(query, market, position, limit + 1)
+        keys, total, words = _phrase_page(query, market, position, limit + 1, listed=cap)
     else:
         assert queryset is not None
         start = 0 if position.key is not None else offset
@@ -279,7 +286,6 @@ def _food_page(
     rows = _widened(keys)
     if offset > 0 and not rows:
         raise past_end
-    cap = SEARCH_COUNT_CAP if query.q else COUNT_CAP
     if total is not None:
         pass  # counted while ranking the page
     elif phrased:  # the phrase matches, then (within the cap) all: one statement
@@ -297,6 +303,7 @@ def _food_page(
         total=min(total, cap),
         total_exact=total <= cap,
         next=following,
+        words=words,
     )
 
 
@@ -407,13 +414,21 @@ def _bounded(query: FoodQuery) -> bool:
 
 
 def _phrase_page(
-    query: FoodQuery, market: str | None, position: Position, count: int
-) -> tuple[list[dict[str, Any]], int | None]:
-    """``count`` sort keys from ``position`` of a phrase-ranked search, and the number
-    of matches when reading them told it (else None). The list is the phrase matches
-    (relevance 13..2, from the phrase index, in order) followed by the other matches
-    (relevance 1..0, ranked by ``_ranked``), which are only read when a page reaches
-    past the phrase matches."""
+    query: FoodQuery,
+    market: str | None,
+    position: Position,
+    count: int,
+    *,
+    listed: int | None = None,
+) -> tuple[list[dict[str, Any]], int | None, Mapping[str, spelling.Word] | None]:
+    """``count`` sort keys from ``position`` of a phrase-ranked search, the number of
+    matches when reading them told it (else None), and the vocabulary entries of q's
+    words when they were read (else None). The list is the phrase matches (relevance
+    13..2, from the phrase index, in order) followed by the other matches (relevance
+    1..0, ranked by ``_ranked``), which are only read when a page reaches past the
+    phrase matches. ``listed`` (a page of GET /v1/foods: its count's cap): the phrase
+    matches come with their summaries, the total (counted up to ``listed`` + 1 when
+    they fill the page) and the entries, in one statement (``matching.phrase_page``)."""
     key = position.key
     if key is not None and key[0] < matching.PHRASE_RELEVANCE:
         # Counted only where _ranked's bound needs it (a prefix-searched last word).
@@ -423,11 +438,26 @@ def _phrase_page(
         tail = _ranked(
             None, query, key, 0, count, below_phrase=True, phrases=phrases, market=market
         )
-        return tail, position.offset + tail[0]["remaining"] if tail else None
+        return tail, position.offset + tail[0]["remaining"] if tail else None, None
     start = 0 if key is not None else position.offset
-    head = matching.phrase_rows(q=query.q, market=market, after=key, offset=start, limit=count)
-    if len(head) == count:
-        return head, None
+    words = None
+    if listed is None:
+        head = matching.phrase_rows(q=query.q, market=market, after=key, offset=start, limit=count)
+        if len(head) == count:
+            return head, None, None
+    else:
+        read = matching.phrase_page(
+            q=query.q,
+            market=market,
+            prefix=query.prefix,
+            after=key,
+            offset=start,
+            limit=count,
+            cap=listed,
+        )
+        head, words = read.rows, read.words
+        if len(head) == count:
+            return head, read.total, words
     # The phrase matches end on this page: the others follow from their first.
     rest, phrases = 0, position.offset + len(head)
     if not head and key is None:  # the page starts past the phrase matches
@@ -444,16 +474,22 @@ def _phrase_page(
         market=market,
     )
     if tail:
-        return head + tail, phrases + tail[0]["remaining"]
-    return head, phrases if rest == 0 else None  # no other matches: the phrases are all
+        return head + tail, phrases + tail[0]["remaining"], words
+    # No other matches: the phrases are all.
+    return head, phrases if rest == 0 else None, words
 
 
 def _widened(keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows of ``keys`` (in their order), each with ``summary``: the food's
     pre-rendered summary bytes (catalogue/delivery/rendering.py), fetched for the page only,
-    never while ranking (bench/RESULTS.md)."""
-    found = rendering.summaries([key["id"] for key in keys])
-    return [key | {"summary": found[key["id"]]} for key in keys]
+    never while ranking (bench/RESULTS.md); a key read with its current summary
+    (``matching.phrase_page``) keeps it."""
+    missing = [key["id"] for key in keys if key.get("summary") is None]
+    found = rendering.summaries(missing) if missing else {}
+    return [
+        key if key.get("summary") is not None else key | {"summary": found[key["id"]]}
+        for key in keys
+    ]
 
 
 def food_top_ids(
@@ -555,7 +591,7 @@ def _top_ids(query: FoodQuery, market: str | None, limit: int) -> list[int]:
 def _top_keys(query: FoodQuery, market: str | None, limit: int) -> list[dict[str, Any]]:
     try:
         if _phrase_ranked(query):
-            keys, _ = _phrase_page(query, market, Position(0), limit)
+            keys, _, _ = _phrase_page(query, market, Position(0), limit)
         else:
             keys = _ranked(_matches(query, market), query, None, 0, limit)
     except _TooBroad:

@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connections
 from rapidfuzz import process
@@ -73,7 +74,11 @@ def max_edits(word: str) -> int:
 
 
 def correct(
-    q: str, market: str | None = None, *, clock: Callable[[], float] = time.monotonic
+    q: str,
+    market: str | None = None,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    known: Mapping[str, Word] | None = None,
 ) -> str | None:
     """``q``'s words (``text.words``) with each rare or unknown word of ``market``'s
     vocabulary (None: every market's) replaced by the best-ranked vocabulary word (see
@@ -84,12 +89,15 @@ def correct(
     word with no such correction becomes two common words when it is two run together
     (``split``: "peanutbutter"). Words of fewer than 3 characters, of more than
     ``MAX_WORD_LENGTH``, and numbers are kept, and so are the words not reached when
-    ``BUDGET_SECONDS`` (read from ``clock``) have passed."""
+    ``BUDGET_SECONDS`` (read from ``clock``) have passed. ``known``: the vocabulary
+    entries of q's words in ``market`` when the caller read them already
+    (``COUNTS_COLUMN``), else they are looked up."""
     terms = text.words(q)
     if not terms or len(terms) > MAX_WORDS:
         return None
     deadline = clock() + BUDGET_SECONDS
-    known = _counts(terms, market)
+    if known is None:
+        known = _counts(terms, market)
     out, changed = [], False
     for term in terms:
         own = known.get(term, Word(term, 0))
@@ -186,9 +194,33 @@ MARKETS_SQL = (
 )
 
 
+# ``_counts``'s look-up as a column of another statement, with named parameters
+# (``%(words)s``: ``counted_words(terms)``, ``%(market)s``): a new search reads its words'
+# entries with its page's rows (catalogue.search.matching.phrase_page), and
+# ``correct`` is then given them (``known``) instead of looking them up again. A JSON
+# array of [word, foods, reference], NULL when no word is in the vocabulary.
+COUNTS_COLUMN = (
+    "(SELECT json_agg(json_build_array(word, foods, reference)) FROM ("  # noqa: S608 (constants only)
+    "SELECT word, sum(foods)::int AS foods, sum(reference)::int AS reference "
+    "FROM catalogue_word WHERE word = ANY(%(words)s) AND market_id = ANY("
+    + MARKETS_SQL.replace("%s", "%(market)s")
+    + ") GROUP BY word) w)"
+)
+
+
+def counted_words(terms: list[str]) -> list[str]:
+    """The words ``_counts`` (and ``COUNTS_COLUMN``) look up for ``terms``."""
+    return sorted(set(terms))
+
+
+def counts_of(found: list[list[Any]] | None) -> dict[str, Word]:
+    """``COUNTS_COLUMN``'s value as ``_counts`` returns its rows."""
+    return {word: Word(word, foods, reference) for word, foods, reference in found or ()}
+
+
 def _counts(terms: list[str], market: str | None) -> dict[str, Word]:
     """The vocabulary entries of ``terms`` in ``market`` (None: all markets, summed)."""
-    wanted = sorted(set(terms))
+    wanted = counted_words(terms)
     if _vendor() == "postgresql":
         with connections[catalogue_read_alias()].cursor() as cursor:
             cursor.execute(

@@ -10,9 +10,12 @@ import json
 from dataclasses import replace
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from catalogue.delivery import rendering
 from catalogue.models import DataType, Food
-from catalogue.search import selectors
+from catalogue.search import matching, selectors, spelling, text
 from catalogue.search.paging import Position
 from catalogue.search.params import parse_food_query
 from catalogue.search.ranking import food_search_columns
@@ -151,3 +154,50 @@ def test_phrase_ranked_total_is_the_count_of_every_shown_match(foods, monkeypatc
         got = selectors.food_search(query=phrased, market="US", depth=None, position=Position(0))
         assert (got.total, got.total_exact) == (want.total, want.total_exact)
         assert [r["id"] for r in got.rows] == [r["id"] for r in want.rows]
+
+
+@pytest.fixture
+def postgres(foods: None) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("the phrase index is PostgreSQL's")
+    rendering.summaries(list(Food.objects.values_list("id", flat=True)))  # stored
+
+
+@pytest.mark.parametrize("q", ["butter", "peanut butter", "pean", "apple", "zzz", "buter"])
+@pytest.mark.parametrize("market", ["US", None])
+@pytest.mark.parametrize("limit", [1, 3, 50])
+def test_a_phrase_page_read_in_one_statement_equals_its_reads_apart(postgres, q, market, limit):
+    # Issue 41.1: rows, summaries, total and the words' vocabulary entries in one statement.
+    Food.objects.filter(name="Butter butter").update(variant_count=0)  # a hidden look-alike
+    together = matching.phrase_page(
+        q=q, market=market, prefix=True, after=None, offset=0, limit=limit, cap=2
+    )
+    rows = matching.phrase_rows(q=q, market=market, after=None, offset=0, limit=limit)
+    assert [{k: r[k] for k in rows[0]} for r in together.rows] == rows
+    stored = rendering.summaries([row["id"] for row in rows])
+    assert {r["id"]: r["summary"] for r in together.rows} == stored
+    full = len(rows) == limit
+    total = matching.phrase_total(q=q, market=market, prefix=True, cap=2)
+    assert together.total == (total if full else None)
+    assert together.words == spelling._counts(text.words(q), market)
+
+
+def test_a_stale_summary_is_not_read_with_the_page(postgres):
+    food = Food.objects.get(name="Butter, salted")
+    Food.objects.filter(pk=food.pk).update(revision=food.revision + 1)
+    read = matching.phrase_page(
+        q="butter", market="US", prefix=True, after=None, offset=0, limit=50, cap=10
+    )
+    summaries = {r["id"]: r["summary"] for r in read.rows}
+    assert summaries[food.pk] is None
+    assert all(summary for i, summary in summaries.items() if i != food.pk)
+
+
+def test_a_new_search_page_costs_one_statement(postgres):
+    # Rows with their summaries, the total and the spelling fallback's look-up (fewer
+    # than FALLBACK_BELOW matches): one statement (four before issue 41.1's merge).
+    query = parse_food_query({"q": ["butter"], "page_size": ["2"]})
+    with CaptureQueriesContext(connection) as captured:
+        page = selectors.food_search(query=query, market="US", depth=None, position=Position(0))
+    assert page.total < selectors.FALLBACK_BELOW and len(page.rows) == 2
+    assert len(captured) == 1, [q["sql"][:80] for q in captured]
