@@ -461,7 +461,7 @@ def phrase_page(
 # ORM's ~30 expressions cost more Python than the rest of the page); the tests compare
 # it with ``with_relevance`` over every match.
 _TAIL_ROWS = (
-    "SELECT id, relevance, quality, name_length, count(*) OVER () FROM ("
+    "SELECT id, relevance, quality, name_length, count(*) OVER () AS remaining FROM ("
     "SELECT id, CASE WHEN search_stems LIKE %(starts_phrase)s THEN 1 "
     "WHEN {local} THEN 1 ELSE 0 END AS relevance, "
     "COALESCE(rank_quality, %(unranked)s) AS quality, length(search_name) AS name_length "
@@ -470,11 +470,28 @@ _TAIL_ROWS = (
     "AND (variant_count IS NULL OR variant_count > 0) "
     "AND search_vector @@ to_tsquery('english'::regconfig, %(matching)s) "
     "AND CASE WHEN search_heads LIKE %(head)s THEN 13 WHEN {starts} THEN 12 "
-    "WHEN {holds} THEN 11 ELSE 0 END = 0) t "
+    "WHEN {holds} THEN 11 ELSE 0 END = 0 {gate}) t "
     "{after}"
     "ORDER BY relevance DESC, quality, name_length NULLS LAST, id "
     "LIMIT %(limit)s OFFSET %(offset)s"
 )
+# ``_TAIL_ROWS`` for a page of GET /v1/foods (issue 41.1, the miss path): first, when
+# the last word is a prefix, its matches counted up to the bound past which they are
+# not ranked (``%(over)s``: selectors.TAIL_RANK_CAP past the phrase matches, plus
+# one); the rows only when the count stays within it (a one-time filter on that
+# count); each row with its stored summary. One row at least (the count, and NULLs when
+# no row is found). Two statements and their round trips fewer than reading them apart.
+_TAIL_PAGE = (
+    "WITH bound AS (SELECT CASE WHEN %(bounded)s THEN ("  # noqa: S608 (constants only)
+    + _MATCH_COUNT.replace("%(limit)s", "%(over)s")
+    + ") ELSE 0 END AS n), tail AS ({rows}) "
+    "SELECT (SELECT n FROM bound), tail.id, tail.relevance, tail.quality, tail.name_length, "
+    "tail.remaining, "
+    + rendering.SUMMARY_COLUMN.format(food="tail.id")
+    + " FROM (SELECT) one LEFT JOIN tail ON true "
+    "ORDER BY tail.relevance DESC, tail.quality, tail.name_length NULLS LAST, tail.id"
+)
+_TAIL_GATE = "AND (SELECT n FROM bound) < %(over)s"
 _LOCAL_NAME = (
     "(search_aliases = %(exact{i})s OR search_aliases LIKE %(first{i})s "
     "OR search_aliases LIKE %(last{i})s OR search_aliases LIKE %(inner{i})s)"
@@ -489,12 +506,19 @@ def tail_rows(
     after: tuple[Any, ...] | None,
     offset: int,
     limit: int,
-) -> list[dict[str, Any]]:
+    listed: bool = False,
+    bound: int | None = None,
+) -> list[dict[str, Any]] | None:
     """The matches of ``q`` (one or two words, filtered by ``market`` only; the last
     word a prefix when ``prefix``) of relevance below ``PHRASE_RELEVANCE``, in
     relevance order, as dicts of ``id``, ``relevance``, ``quality``, ``name_length`` and
     ``remaining``: those after the sort key ``after`` if given, skipping ``offset``, at
-    most ``limit``. The rows ``with_relevance`` ranks the same way (module docstring)."""
+    most ``limit``. The rows ``with_relevance`` ranks the same way (module docstring).
+
+    ``listed`` (a page of GET /v1/foods): each row also carries ``summary`` (the stored
+    bytes, or None when missing or outdated), and with ``bound``, when more than
+    ``bound`` foods match q (``match_count``), no row is ranked and the answer is None;
+    one statement (``_TAIL_PAGE``)."""
     terms = text.words(q)
     stems = [text.stem(term) for term in terms]
     if not 1 <= len(stems) <= PHRASE_MAX_WORDS:
@@ -530,7 +554,31 @@ def tail_rows(
         starts=" OR ".join(f"search_stems LIKE %(starts{i})s" for i in range(len(orders))),
         holds=" OR ".join(f"search_stems LIKE %(holds{i})s" for i in range(len(orders))),
         after=where,
+        gate=_TAIL_GATE if listed and bound is not None else "",
     )
+    if listed:
+        params |= {
+            "bounded": bound is not None,
+            "over": (bound or 0) + 1,
+            "format": rendering.render_format(),
+        }
+        with prepared_cursor(catalogue_read_alias()) as cursor:
+            cursor.execute(_TAIL_PAGE.format(rows=sql), params)
+            page = cursor.fetchall()
+        if bound is not None and page[0][0] > bound:
+            return None
+        return [
+            {
+                "id": i,
+                "relevance": r,
+                "quality": k,
+                "name_length": n,
+                "remaining": c,
+                "summary": None if summary is None else bytes(summary),
+            }
+            for _, i, r, k, n, c, summary in page
+            if i is not None
+        ]
     with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()

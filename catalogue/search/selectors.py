@@ -367,6 +367,7 @@ def _ranked(
     below_phrase: bool = False,
     phrases: int = 0,
     market: str | None = None,
+    listed: bool = False,
 ) -> list[dict[str, Any]]:
     """Sort keys (with ``id``) of ``count`` matches from ``start`` on, or from the row
     after the key ``after``, ranked in the database on narrow tuples (id and sort keys
@@ -375,7 +376,24 @@ def _ranked(
     scan saw (after ``after`` if given; a window count, so no second scan counts them).
     ``_TooBroad`` when the last word of q is a prefix and more than ``TAIL_RANK_CAP``
     matches (beyond the ``phrases`` phrase matches, when ``below_phrase``) would be
-    ranked. ``queryset`` (the matches, ``_matches``) is read unless ``below_phrase``."""
+    ranked. ``queryset`` (the matches, ``_matches``) is read unless ``below_phrase``.
+    ``listed`` (``below_phrase`` for a page of GET /v1/foods): the bound, the rows and
+    their summaries in one statement (``matching.tail_rows``)."""
+    if below_phrase and listed:
+        bound = phrases + TAIL_RANK_CAP if _bounded(query) else None
+        rows = matching.tail_rows(
+            q=query.q,
+            market=market,
+            prefix=query.prefix,
+            after=after,
+            offset=start,
+            limit=count,
+            listed=True,
+            bound=bound,
+        )
+        if rows is None:
+            raise _TooBroad
+        return rows
     if _bounded(query):
         # Ranked on narrow tuples, but every match of the expression: bounded first.
         beyond = phrases + TAIL_RANK_CAP
@@ -389,8 +407,16 @@ def _ranked(
         if found > beyond:
             raise _TooBroad
     if below_phrase:  # written out in SQL (matching.tail_rows), not built by the ORM
-        return matching.tail_rows(
-            q=query.q, market=market, prefix=query.prefix, after=after, offset=start, limit=count
+        return (
+            matching.tail_rows(
+                q=query.q,
+                market=market,
+                prefix=query.prefix,
+                after=after,
+                offset=start,
+                limit=count,
+            )
+            or []
         )
     assert queryset is not None
     columns = ordering.columns_for(query.sort)
@@ -436,7 +462,15 @@ def _phrase_page(
             matching.phrase_count(q=query.q, market=market, cap=None) if _bounded(query) else 0
         )
         tail = _ranked(
-            None, query, key, 0, count, below_phrase=True, phrases=phrases, market=market
+            None,
+            query,
+            key,
+            0,
+            count,
+            below_phrase=True,
+            phrases=phrases,
+            market=market,
+            listed=listed is not None,
         )
         return tail, position.offset + tail[0]["remaining"] if tail else None, None
     start = 0 if key is not None else position.offset
@@ -472,6 +506,7 @@ def _phrase_page(
         below_phrase=True,
         phrases=phrases,
         market=market,
+        listed=listed is not None,
     )
     if tail:
         return head + tail, phrases + tail[0]["remaining"], words

@@ -201,3 +201,36 @@ def test_a_new_search_page_costs_one_statement(postgres):
         page = selectors.food_search(query=query, market="US", depth=None, position=Position(0))
     assert page.total < selectors.FALLBACK_BELOW and len(page.rows) == 2
     assert len(captured) == 1, [q["sql"][:80] for q in captured]
+
+
+@pytest.mark.parametrize("q", ["butter", "pean", "apple", "butt"])
+@pytest.mark.parametrize("market", ["US", None])
+@pytest.mark.parametrize("offset", [0, 1, 5])
+def test_a_tail_page_read_in_one_statement_equals_its_reads_apart(postgres, q, market, offset):
+    # Issue 41.1: the bound's count, the other matches and their summaries together.
+    apart = matching.tail_rows(q=q, market=market, prefix=True, after=None, offset=offset, limit=4)
+    together = matching.tail_rows(
+        q=q, market=market, prefix=True, after=None, offset=offset, limit=4, listed=True, bound=100
+    )
+    assert [{k: r[k] for k in r if k != "summary"} for r in together] == apart
+    stored = rendering.summaries([row["id"] for row in apart])
+    assert {r["id"]: r["summary"] for r in together} == stored
+
+
+@pytest.mark.parametrize("bound", [0, 1, 2, 3])
+def test_a_tail_page_past_its_bound_ranks_nothing(postgres, bound):
+    matches = matching.match_count(q="butt", market="US", prefix=True, cap=100)
+    read = matching.tail_rows(
+        q="butt", market="US", prefix=True, after=None, offset=0, limit=4, listed=True, bound=bound
+    )
+    assert (read is None) == (matches > bound)
+
+
+def test_a_new_search_page_past_its_phrase_matches_costs_one_statement(postgres):
+    # The phrase rows end on the page: the other matches (bounded: "butter" is a prefix)
+    # and their summaries follow in one more statement (three before issue 41.1).
+    query = parse_food_query({"q": ["butter"], "page_size": ["50"]})
+    with CaptureQueriesContext(connection) as captured:
+        page = selectors.food_search(query=query, market="US", depth=None, position=Position(0))
+    assert any(row["relevance"] < matching.PHRASE_RELEVANCE for row in page.rows)
+    assert len(captured) == 2, [q["sql"][:80] for q in captured]
