@@ -263,17 +263,19 @@ def phrase_of(q: str) -> str | None:
     return text.phrase_key([text.stem(term) for term in terms])
 
 
-# Rows of catalogue_food_phrase holding the phrase, in the market (NULL: any), after
-# a (tier, quality, name_length, food_id) key; tier is 13 - relevance (migration 0013:
-# head, start, elsewhere; + 3 a dish; + 6 branded). The tsquery
-# test is a constant (a one-time filter): a query of stop words only matches nothing in
-# ``match``, so not here either.
-_PHRASE_MATCHES = (
+# Rows of catalogue_food_phrase holding the phrase, in the market (NULL: any)
+# (``_PHRASE_EVERY``), after a (tier, quality, name_length, food_id) key
+# (``_PHRASE_MATCHES``); tier is 13 - relevance (migration 0013: head, start, elsewhere;
+# + 3 a dish; + 6 branded). The tsquery test is a constant (a one-time filter): a query
+# of stop words only matches nothing in ``match``, so not here either.
+_PHRASE_EVERY = (
     "FROM catalogue_food_phrase WHERE phrase = %(phrase)s "
     "AND (%(market)s::varchar IS NULL OR market_id = %(market)s::varchar) "
-    "AND (tier, quality, name_length, food_id) > "
-    "(%(tier)s, %(quality)s, %(name_length)s, %(food_id)s) "
     "AND numnode(to_tsquery('english'::regconfig, %(tsquery)s)) > 0"
+)
+_PHRASE_MATCHES = (
+    _PHRASE_EVERY + " AND (tier, quality, name_length, food_id) > "
+    "(%(tier)s, %(quality)s, %(name_length)s, %(food_id)s)"
 )
 _PHRASE_ROWS = (
     "SELECT food_id, 13 - tier, quality, name_length "
@@ -324,12 +326,12 @@ _MATCH_COUNT = (
     "WHERE (%(market)s::varchar IS NULL OR market_id = %(market)s::varchar) "
     "AND (variant_count IS NULL OR variant_count > 0) "
     "AND search_vector @@ to_tsquery('english'::regconfig, %(matching)s) "
-    "LIMIT %(limit)s) m"
+    "LIMIT %(over)s) m"
 )
 _MATCH_TOTAL = (
-    "SELECT CASE WHEN (SELECT count(*) FROM (SELECT 1 "  # noqa: S608 (constants only)
-    + _PHRASE_MATCHES
-    + " LIMIT %(limit)s) p) > %(cap)s THEN %(limit)s ELSE ("
+    "CASE WHEN (SELECT count(*) FROM (SELECT 1 "  # noqa: S608 (constants only)
+    + _PHRASE_EVERY
+    + " LIMIT %(over)s) p) > %(cap)s THEN %(over)s ELSE ("
     + _MATCH_COUNT
     + ") END"
 )
@@ -348,7 +350,7 @@ def match_count(*, q: str, market: str | None, prefix: bool, cap: int) -> int:
     params = {
         "market": market or None,
         "matching": text.postgres_tsquery(text.words(q), prefix=prefix),
-        "limit": cap,
+        "over": cap,
     }
     with prepared_cursor(catalogue_read_alias()) as cursor:
         cursor.execute(_MATCH_COUNT, params)
@@ -363,11 +365,11 @@ def phrase_total(*, q: str, market: str | None, prefix: bool, cap: int) -> int:
     ``phrase_of``."""
     params = _phrase_params(q, market, None) | {
         "cap": cap,
-        "limit": cap + 1,
+        "over": cap + 1,
         "matching": text.postgres_tsquery(text.words(q), prefix=prefix),
     }
     with prepared_cursor(catalogue_read_alias()) as cursor:
-        cursor.execute(_MATCH_TOTAL, params)
+        cursor.execute("SELECT " + _MATCH_TOTAL, params)
         return cursor.fetchone()[0]
 
 
@@ -381,22 +383,14 @@ def phrase_total(*, q: str, market: str | None, prefix: bool, cap: int) -> int:
 # row is found). PostgreSQL evaluates each uncorrelated subquery once, and the count
 # only when its CASE branch is taken. Three statements and their round trips fewer
 # than reading the four apart, for most new searches.
-_PHRASE_EVERY = (
-    "FROM catalogue_food_phrase WHERE phrase = %(phrase)s "
-    "AND (%(market)s::varchar IS NULL OR market_id = %(market)s::varchar) "
-    "AND numnode(to_tsquery('english'::regconfig, %(tsquery)s)) > 0"
-)
 _PHRASE_PAGE = (
     "WITH head AS (SELECT food_id, 13 - tier AS relevance, quality, name_length "  # noqa: S608 (constants only)
     + _PHRASE_MATCHES
     + " ORDER BY tier, quality, name_length, food_id LIMIT %(limit)s OFFSET %(offset)s) "
     "SELECT h.food_id, h.relevance, h.quality, h.name_length, "
     + rendering.SUMMARY_COLUMN.format(food="h.food_id")
-    + ", CASE WHEN (SELECT count(*) FROM head) < %(limit)s THEN NULL "
-    "WHEN (SELECT count(*) FROM (SELECT 1 "
-    + _PHRASE_EVERY
-    + " LIMIT %(over)s) p) > %(cap)s THEN %(over)s ELSE ("
-    + _MATCH_COUNT.replace("%(limit)s", "%(over)s")
+    + ", CASE WHEN (SELECT count(*) FROM head) < %(limit)s THEN NULL ELSE ("
+    + _MATCH_TOTAL
     + ") END, "
     + spelling.COUNTS_COLUMN
     + " FROM (SELECT) one LEFT JOIN head h ON true "
@@ -444,13 +438,10 @@ def phrase_page(
         cursor.execute(_PHRASE_PAGE, params)
         found = cursor.fetchall()
     rows = [
-        {"id": i, "relevance": r, "quality": k, "name_length": n, "summary": summary}
+        {"id": i, "relevance": r, "quality": k, "name_length": n, "summary": _bytes(summary)}
         for i, r, k, n, summary, _, _ in found
         if i is not None
     ]
-    for row in rows:
-        if row["summary"] is not None:
-            row["summary"] = bytes(row["summary"])
     return PhrasePage(rows=rows, total=found[0][5], words=spelling.counts_of(found[0][6]))
 
 
@@ -483,7 +474,7 @@ _TAIL_ROWS = (
 # no row is found). Two statements and their round trips fewer than reading them apart.
 _TAIL_PAGE = (
     "WITH bound AS (SELECT CASE WHEN %(bounded)s THEN ("  # noqa: S608 (constants only)
-    + _MATCH_COUNT.replace("%(limit)s", "%(over)s")
+    + _MATCH_COUNT
     + ") ELSE 0 END AS n), tail AS ({rows}) "
     "SELECT (SELECT n FROM bound), tail.id, tail.relevance, tail.quality, tail.name_length, "
     "tail.remaining, "
@@ -506,19 +497,74 @@ def tail_rows(
     after: tuple[Any, ...] | None,
     offset: int,
     limit: int,
-    listed: bool = False,
-    bound: int | None = None,
-) -> list[dict[str, Any]] | None:
+) -> list[dict[str, Any]]:
     """The matches of ``q`` (one or two words, filtered by ``market`` only; the last
     word a prefix when ``prefix``) of relevance below ``PHRASE_RELEVANCE``, in
     relevance order, as dicts of ``id``, ``relevance``, ``quality``, ``name_length`` and
     ``remaining``: those after the sort key ``after`` if given, skipping ``offset``, at
-    most ``limit``. The rows ``with_relevance`` ranks the same way (module docstring).
+    most ``limit``. The rows ``with_relevance`` ranks the same way (module docstring)."""
+    sql, params = _tail_statement(q, market, prefix, after, offset, limit, gate="")
+    with prepared_cursor(catalogue_read_alias()) as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    return [
+        {"id": i, "relevance": r, "quality": k, "name_length": n, "remaining": c}
+        for i, r, k, n, c in found
+    ]
 
-    ``listed`` (a page of GET /v1/foods): each row also carries ``summary`` (the stored
-    bytes, or None when missing or outdated), and with ``bound``, when more than
-    ``bound`` foods match q (``match_count``), no row is ranked and the answer is None;
-    one statement (``_TAIL_PAGE``)."""
+
+def tail_page(
+    *,
+    q: str,
+    market: str | None,
+    prefix: bool,
+    after: tuple[Any, ...] | None,
+    offset: int,
+    limit: int,
+    bound: int | None,
+) -> list[dict[str, Any]] | None:
+    """``tail_rows`` for a page of GET /v1/foods, in one statement (``_TAIL_PAGE``):
+    each row also carries ``summary`` (the stored bytes, or None when missing or
+    outdated); with ``bound``, when more than ``bound`` foods match q (``match_count``),
+    no row is ranked and the answer is None."""
+    gate = _TAIL_GATE if bound is not None else ""
+    sql, params = _tail_statement(q, market, prefix, after, offset, limit, gate=gate)
+    params |= {
+        "bounded": bound is not None,
+        "over": (bound or 0) + 1,
+        "format": rendering.render_format(),
+    }
+    with prepared_cursor(catalogue_read_alias()) as cursor:
+        cursor.execute(_TAIL_PAGE.format(rows=sql), params)
+        found = cursor.fetchall()
+    if bound is not None and found[0][0] > bound:
+        return None
+    return [
+        {
+            "id": i,
+            "relevance": r,
+            "quality": k,
+            "name_length": n,
+            "remaining": c,
+            "summary": _bytes(summary),
+        }
+        for _, i, r, k, n, c, summary in found
+        if i is not None
+    ]
+
+
+def _tail_statement(
+    q: str,
+    market: str | None,
+    prefix: bool,
+    after: tuple[Any, ...] | None,
+    offset: int,
+    limit: int,
+    *,
+    gate: str,
+) -> tuple[str, dict[str, Any]]:
+    """``_TAIL_ROWS`` for ``q`` and its parameters (``tail_rows``), ``gate`` in its
+    ``WHERE``."""
     terms = text.words(q)
     stems = [text.stem(term) for term in terms]
     if not 1 <= len(stems) <= PHRASE_MAX_WORDS:
@@ -554,38 +600,14 @@ def tail_rows(
         starts=" OR ".join(f"search_stems LIKE %(starts{i})s" for i in range(len(orders))),
         holds=" OR ".join(f"search_stems LIKE %(holds{i})s" for i in range(len(orders))),
         after=where,
-        gate=_TAIL_GATE if listed and bound is not None else "",
+        gate=gate,
     )
-    if listed:
-        params |= {
-            "bounded": bound is not None,
-            "over": (bound or 0) + 1,
-            "format": rendering.render_format(),
-        }
-        with prepared_cursor(catalogue_read_alias()) as cursor:
-            cursor.execute(_TAIL_PAGE.format(rows=sql), params)
-            page = cursor.fetchall()
-        if bound is not None and page[0][0] > bound:
-            return None
-        return [
-            {
-                "id": i,
-                "relevance": r,
-                "quality": k,
-                "name_length": n,
-                "remaining": c,
-                "summary": None if summary is None else bytes(summary),
-            }
-            for _, i, r, k, n, c, summary in page
-            if i is not None
-        ]
-    with prepared_cursor(catalogue_read_alias()) as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
-    return [
-        {"id": i, "relevance": r, "quality": k, "name_length": n, "remaining": c}
-        for i, r, k, n, c in found
-    ]
+    return sql, params
+
+
+def _bytes(value: bytes | memoryview | None) -> bytes | None:
+    """A bytea column's value as bytes (None stays None)."""
+    return None if value is None else bytes(value)
 
 
 def _phrase_params(q: str, market: str | None, after: tuple[Any, ...] | None) -> dict[str, Any]:

@@ -378,17 +378,16 @@ def _ranked(
     matches (beyond the ``phrases`` phrase matches, when ``below_phrase``) would be
     ranked. ``queryset`` (the matches, ``_matches``) is read unless ``below_phrase``.
     ``listed`` (``below_phrase`` for a page of GET /v1/foods): the bound, the rows and
-    their summaries in one statement (``matching.tail_rows``)."""
+    their summaries in one statement (``matching.tail_page``)."""
     if below_phrase and listed:
         bound = phrases + TAIL_RANK_CAP if _bounded(query) else None
-        rows = matching.tail_rows(
+        rows = matching.tail_page(
             q=query.q,
             market=market,
             prefix=query.prefix,
             after=after,
             offset=start,
             limit=count,
-            listed=True,
             bound=bound,
         )
         if rows is None:
@@ -407,16 +406,8 @@ def _ranked(
         if found > beyond:
             raise _TooBroad
     if below_phrase:  # written out in SQL (matching.tail_rows), not built by the ORM
-        return (
-            matching.tail_rows(
-                q=query.q,
-                market=market,
-                prefix=query.prefix,
-                after=after,
-                offset=start,
-                limit=count,
-            )
-            or []
+        return matching.tail_rows(
+            q=query.q, market=market, prefix=query.prefix, after=after, offset=start, limit=count
         )
     assert queryset is not None
     columns = ordering.columns_for(query.sort)

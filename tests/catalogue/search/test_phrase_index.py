@@ -207,11 +207,14 @@ def test_a_new_search_page_costs_one_statement(postgres):
 @pytest.mark.parametrize("q", ["butter", "pean", "apple", "butt"])
 @pytest.mark.parametrize("market", ["US", None])
 @pytest.mark.parametrize("offset", [0, 1, 5])
-def test_a_tail_page_read_in_one_statement_equals_its_reads_apart(postgres, q, market, offset):
+@pytest.mark.parametrize("bound", [None, 100])
+def test_a_tail_page_read_in_one_statement_equals_its_reads_apart(
+    postgres, q, market, offset, bound
+):
     # Issue 41.1: the bound's count, the other matches and their summaries together.
     apart = matching.tail_rows(q=q, market=market, prefix=True, after=None, offset=offset, limit=4)
-    together = matching.tail_rows(
-        q=q, market=market, prefix=True, after=None, offset=offset, limit=4, listed=True, bound=100
+    together = matching.tail_page(
+        q=q, market=market, prefix=True, after=None, offset=offset, limit=4, bound=bound
     )
     assert [{k: r[k] for k in r if k != "summary"} for r in together] == apart
     stored = rendering.summaries([row["id"] for row in apart])
@@ -221,8 +224,8 @@ def test_a_tail_page_read_in_one_statement_equals_its_reads_apart(postgres, q, m
 @pytest.mark.parametrize("bound", [0, 1, 2, 3])
 def test_a_tail_page_past_its_bound_ranks_nothing(postgres, bound):
     matches = matching.match_count(q="butt", market="US", prefix=True, cap=100)
-    read = matching.tail_rows(
-        q="butt", market="US", prefix=True, after=None, offset=0, limit=4, listed=True, bound=bound
+    read = matching.tail_page(
+        q="butt", market="US", prefix=True, after=None, offset=0, limit=4, bound=bound
     )
     assert (read is None) == (matches > bound)
 
