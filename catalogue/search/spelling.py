@@ -230,8 +230,10 @@ def _counts(terms: list[str], market: str | None) -> dict[str, Word]:
         with connections[catalogue_read_alias()].cursor() as cursor:
             cursor.execute(
                 "SELECT word, sum(foods)::int, sum(reference)::int FROM catalogue_word "  # noqa: S608 (constants only)
-                "WHERE word = ANY(%s) AND market_id = ANY(" + MARKETS_SQL + ") GROUP BY word",
-                (wanted, market, market),
+                "WHERE word = ANY(string_to_array(%s, ' ')) AND market_id = ANY("
+                + MARKETS_SQL
+                + ") GROUP BY word",
+                (" ".join(wanted), market, market),
             )
             return {row[0]: Word(*row) for row in cursor.fetchall()}
     vocabulary = _sqlite_vocabulary(market)
@@ -280,12 +282,12 @@ def _one_edit_words(term: str, market: str | None) -> list[Word]:
     with connections[catalogue_read_alias()].cursor() as cursor:
         cursor.execute(
             "SELECT u.word, sum(w.foods)::int, sum(w.reference)::int "  # noqa: S608 (constants only)
-            "FROM unnest(%s::text[]) AS u(word) "
+            "FROM unnest(string_to_array(%s, ' ')) AS u(word) "
             "CROSS JOIN unnest(" + MARKETS_SQL + ") AS m(code) "
             "CROSS JOIN LATERAL (SELECT foods, reference FROM catalogue_word "
             "WHERE market_id = m.code AND word = u.word AND foods > 0 LIMIT 1) w "
             "GROUP BY u.word",
-            (sorted(one_edit(term))[:MAX_EDIT_CANDIDATES], market, market),
+            (" ".join(sorted(one_edit(term))[:MAX_EDIT_CANDIDATES]), market, market),
         )
         return [Word(*row) for row in cursor.fetchall()]
 
