@@ -298,6 +298,17 @@ CATALOGUE_BUDGETS = {
         ("analysis", "2000", "10"),
     )
 }
+# How PostgreSQL plans the catalogue's prepared statements inside those budgets
+# (plan_cache_mode, set with the statement timeout in the same statement): a generic
+# plan is made once per connection and statement; PostgreSQL's "auto" planned a new
+# search's ranking of the other matches and its counts again at every execution (custom
+# plans), ~13 % of a new search's PostgreSQL CPU (bench/RESULTS.md, issue 41.1). "auto"
+# puts PostgreSQL's own choice back.
+CATALOGUE_PLAN_CACHE_MODE = env_choice(
+    "CATALOGUE_PLAN_CACHE_MODE",
+    ("force_generic_plan", "auto", "force_custom_plan"),
+    "force_generic_plan",
+)
 # How long a worker keeps a key's principal in its own memory (keys/cache.py): each use
 # still checks the account's epoch in Redis, so revocations are seen on the next
 # request. 0 without Redis (the embedded default reads the database every time).

@@ -11,7 +11,9 @@ that holds whatever a plan does under load or on a catalogue it was not measured
   ``set_config(..., true)`` (``SET LOCAL``) in a transaction of the reads' own, so it
   holds for these reads only, and through PgBouncer's transaction pooling too
   (every catalogue read of the block is pinned to that database:
-  ``catalogue.routing.pinned_reads``);
+  ``catalogue.routing.pinned_reads``); the same statement sets ``plan_cache_mode``
+  (``settings.CATALOGUE_PLAN_CACHE_MODE``: generic plans for the prepared statements,
+  core/sql.py, unless configured otherwise) for the block the same way;
 - the request as a whole has a **deadline** (``request_seconds``), checked between
   its steps (``Budget.check``: an analysis checks it before each line's search); on
   SQLite, which has no statement timeout, a progress handler interrupts the statement
@@ -120,20 +122,25 @@ def read_budget(kind: str, *, clock: Callable[[], float] = time.monotonic) -> It
 
 @contextlib.contextmanager
 def _statement_timeout(connection: BaseDatabaseWrapper, budget: Budget) -> Iterator[None]:
-    """``statement_timeout`` for the rest of this transaction; put back as it was at the
-    end when the transaction goes on (a savepoint inside an outer one)."""
+    """``statement_timeout`` and ``plan_cache_mode`` for the rest of this transaction; put
+    back as they were at the end when the transaction goes on (a savepoint inside an
+    outer one)."""
     nested = len(connection.atomic_blocks) > 1
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT current_setting('statement_timeout'), "
-            "set_config('statement_timeout', %s, true)",
-            (str(budget.remaining_ms()),),
+            "SELECT current_setting('statement_timeout'), current_setting('plan_cache_mode'), "
+            "set_config('statement_timeout', %s, true), set_config('plan_cache_mode', %s, true)",
+            (str(budget.remaining_ms()), settings.CATALOGUE_PLAN_CACHE_MODE),
         )
-        before = cursor.fetchone()[0]
+        timeout, plans = cursor.fetchone()[:2]
     yield
     if nested:
         with connection.cursor() as cursor:
-            cursor.execute("SELECT set_config('statement_timeout', %s, true)", (before,))
+            cursor.execute(
+                "SELECT set_config('statement_timeout', %s, true), "
+                "set_config('plan_cache_mode', %s, true)",
+                (timeout, plans),
+            )
 
 
 @contextlib.contextmanager

@@ -9,11 +9,13 @@ import re
 from pathlib import Path
 
 import pytest
-from django.db import connections
+from django.db import connections, transaction
 
 from catalogue.delivery import rendering
 from catalogue.routing import catalogue_read_alias
 from catalogue.search import budget, matching, selectors
+from catalogue.search.paging import Position
+from catalogue.search.params import parse_food_query
 from catalogue.search.text import MIN_PREFIX, clean_query, fts5_query, postgres_tsquery
 from core.problems import QueryTimeout
 from tests.factories import FoodFactory
@@ -239,6 +241,53 @@ def test_a_statement_running_past_the_budget_is_stopped_and_the_connection_reusa
         if connection.vendor == "postgresql":
             cursor.execute("SELECT current_setting('statement_timeout')")
             assert cursor.fetchone()[0] == "0"
+
+
+def _setting(connection, name: str) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting(%s)", (name,))
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.parametrize("mode", ["force_generic_plan", "auto"])
+def test_the_budget_sets_the_plan_cache_mode_for_its_reads_only(settings, mode):
+    # Issue 41.1: generic plans for the prepared catalogue reads, inside the budget only,
+    # and put back after a budget nested in an outer transaction.
+    connection = connections[catalogue_read_alias()]
+    if connection.vendor != "postgresql":
+        pytest.skip("plan_cache_mode is PostgreSQL's")
+    settings.CATALOGUE_PLAN_CACHE_MODE = mode
+    before = _setting(connection, "plan_cache_mode")
+    with budget.read_budget("search"):
+        assert _setting(connection, "plan_cache_mode") == mode
+    assert _setting(connection, "plan_cache_mode") == before
+    with transaction.atomic(using=connection.alias):  # nested: a savepoint
+        with budget.read_budget("search"):
+            assert _setting(connection, "plan_cache_mode") == mode
+        assert _setting(connection, "plan_cache_mode") == before
+
+
+def test_a_new_search_ranks_its_other_matches_with_a_generic_plan(settings):
+    # The tail's statement was planned again at each execution under "auto" (its first
+    # five always): under the budget's mode its first execution makes the generic plan.
+    connection = connections[catalogue_read_alias()]
+    if (
+        connection.vendor != "postgresql"
+        or connection.settings_dict["OPTIONS"].get("prepare_threshold") is None
+    ):
+        pytest.skip("prepared statements are PostgreSQL's, off through PgBouncer")
+    for name in ("Butter", "Butterbur, raw", "Crackers, buttery"):
+        FoodFactory(name=name)
+    query = parse_food_query({"q": ["butter"]})
+    with budget.read_budget("search"):
+        page = selectors.food_search(query=query, market=None, depth=None, position=Position(0))
+    assert any(row["relevance"] < matching.PHRASE_RELEVANCE for row in page.rows)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE statement LIKE 'WITH bound AS%%'"
+        )
+        assert cursor.fetchall() == [(1, 0)]
 
 
 def test_every_deadline_ends_before_gunicorn_and_nginx_give_up(settings):
