@@ -7,6 +7,8 @@ import hashlib
 import importlib
 import multiprocessing
 import os
+import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from multiprocessing.pool import Pool
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -267,7 +270,7 @@ def _encoders(fresh: bool) -> Iterator[Callable[[], Pool] | None]:
 
     def pool() -> Pool:
         if not started:
-            started.append(multiprocessing.get_context("fork").Pool(processes))
+            started.append(_forked_pool(processes))
         return started[0]
 
     try:
@@ -282,6 +285,34 @@ def _encoders(fresh: bool) -> Iterator[Callable[[], Pool] | None]:
     finally:
         for each in started:
             each.join()
+
+
+# The signals a pool's ``terminate()`` sends (SIGTERM) or a supervisor may (SIGHUP).
+_STOPS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _forked_pool(processes: int) -> Pool:
+    """``processes`` forked encoders whose SIGTERM and SIGHUP take the default action
+    (the process ends at once), whatever this process does with them. Inherited, the
+    metering recorder's flush handler (metering/recorder.py) made ``terminate()`` depend
+    on a Python handler in each child: a SIGTERM that reached a child still starting was
+    lost (CPython drops the signals a child caught before its interpreter was ready after
+    the fork), and ``terminate()`` joined that child forever (a failing test load hung
+    ``make test`` once). The encoders meter nothing and hold nothing to flush. The
+    handlers are swapped around the forks only from the main thread (elsewhere they
+    cannot be set) and only when Python set them (a handler set from C cannot be put
+    back)."""
+    swapped: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in _STOPS:
+            handler = signal.getsignal(signum)
+            if handler is not None and handler is not signal.SIG_DFL:
+                swapped[signum] = signal.signal(signum, signal.SIG_DFL)
+    try:
+        return multiprocessing.get_context("fork").Pool(processes)
+    finally:
+        for signum, handler in swapped.items():
+            signal.signal(signum, handler)
 
 
 def _read(
