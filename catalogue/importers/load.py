@@ -295,13 +295,13 @@ def _forked_pool(processes: int) -> Pool:
     """``processes`` forked encoders whose SIGTERM and SIGHUP take the default action
     (the process ends at once), whatever this process does with them. Inherited, the
     metering recorder's flush handler (metering/recorder.py) made ``terminate()`` depend
-    on a Python handler in each child: a SIGTERM that reached a child still starting was
-    lost (CPython drops the signals a child caught before its interpreter was ready after
-    the fork), and ``terminate()`` joined that child forever (a failing test load hung
-    ``make test`` once). The encoders meter nothing and hold nothing to flush. The
-    handlers are swapped around the forks only from the main thread (elsewhere they
-    cannot be set) and only when Python set them (a handler set from C cannot be put
-    back)."""
+    on a Python handler in each child: once a child stayed alive after ``terminate()``'s
+    SIGTERM (most likely one still starting: CPython drops the signals a child caught
+    before its interpreter was ready after the fork), and ``terminate()`` joined it
+    forever (a failing test load hung ``make test``). The encoders meter nothing and
+    hold nothing to flush. The handlers are swapped around the forks only from the main
+    thread (elsewhere they cannot be set) and only when Python set them (a handler set
+    from C cannot be put back)."""
     swapped: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for signum in _STOPS:
