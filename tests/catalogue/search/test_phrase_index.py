@@ -164,23 +164,32 @@ def postgres(request: pytest.FixtureRequest, db: None) -> None:
     rendering.summaries(list(Food.objects.values_list("id", flat=True)))  # stored
 
 
-@pytest.mark.parametrize("q", ["butter", "peanut butter", "pean", "apple", "zzz", "buter"])
-@pytest.mark.parametrize("market", ["US", None])
-@pytest.mark.parametrize("limit", [1, 3, 50])
-def test_a_phrase_page_read_in_one_statement_equals_its_reads_apart(postgres, q, market, limit):
+# One test each, looping over the cases: the foods and their renderings are made once
+# (a test case of its own each cost its set-up, ~80 of them).
+PAGE_CASES = [
+    (q, market, limit)
+    for q in ("butter", "peanut butter", "pean", "apple", "zzz", "buter")
+    for market in ("US", None)
+    for limit in (1, 3, 50)
+]
+
+
+def test_a_phrase_page_read_in_one_statement_equals_its_reads_apart(postgres):
     # Issue 41.1: rows, summaries, total and the words' vocabulary entries in one statement.
     Food.objects.filter(name="Butter butter").update(variant_count=0)  # a hidden look-alike
-    together = matching.phrase_page(
-        q=q, market=market, prefix=True, after=None, offset=0, limit=limit, cap=2
-    )
-    rows = matching.phrase_rows(q=q, market=market, after=None, offset=0, limit=limit)
-    assert [{k: r[k] for k in rows[0]} for r in together.rows] == rows
-    stored = rendering.summaries([row["id"] for row in rows])
-    assert {r["id"]: r["summary"] for r in together.rows} == stored
-    full = len(rows) == limit
-    total = matching.phrase_total(q=q, market=market, prefix=True, cap=2)
-    assert together.total == (total if full else None)
-    assert together.words == spelling._counts(text.words(q), market)
+    for q, market, limit in PAGE_CASES:
+        case = (q, market, limit)
+        together = matching.phrase_page(
+            q=q, market=market, prefix=True, after=None, offset=0, limit=limit, cap=2
+        )
+        rows = matching.phrase_rows(q=q, market=market, after=None, offset=0, limit=limit)
+        assert [{k: r[k] for k in rows[0]} for r in together.rows] == rows, case
+        stored = rendering.summaries([row["id"] for row in rows])
+        assert {r["id"]: r["summary"] for r in together.rows} == stored, case
+        full = len(rows) == limit
+        total = matching.phrase_total(q=q, market=market, prefix=True, cap=2)
+        assert together.total == (total if full else None), case
+        assert together.words == spelling._counts(text.words(q), market), case
 
 
 def test_a_stale_summary_is_not_read_with_the_page(postgres):
@@ -204,21 +213,28 @@ def test_a_new_search_page_costs_one_statement(postgres):
     assert len(captured) == 1, [q["sql"][:80] for q in captured]
 
 
-@pytest.mark.parametrize("q", ["butter", "pean", "apple", "butt"])
-@pytest.mark.parametrize("market", ["US", None])
-@pytest.mark.parametrize("offset", [0, 1, 5])
-@pytest.mark.parametrize("bound", [None, 100])
-def test_a_tail_page_read_in_one_statement_equals_its_reads_apart(
-    postgres, q, market, offset, bound
-):
+TAIL_CASES = [
+    (q, market, offset, bound)
+    for q in ("butter", "pean", "apple", "butt")
+    for market in ("US", None)
+    for offset in (0, 1, 5)
+    for bound in (None, 100)
+]
+
+
+def test_a_tail_page_read_in_one_statement_equals_its_reads_apart(postgres):
     # Issue 41.1: the bound's count, the other matches and their summaries together.
-    apart = matching.tail_rows(q=q, market=market, prefix=True, after=None, offset=offset, limit=4)
-    together = matching.tail_page(
-        q=q, market=market, prefix=True, after=None, offset=offset, limit=4, bound=bound
-    )
-    assert [{k: r[k] for k in r if k != "summary"} for r in together] == apart
-    stored = rendering.summaries([row["id"] for row in apart])
-    assert {r["id"]: r["summary"] for r in together} == stored
+    for q, market, offset, bound in TAIL_CASES:
+        case = (q, market, offset, bound)
+        apart = matching.tail_rows(
+            q=q, market=market, prefix=True, after=None, offset=offset, limit=4
+        )
+        together = matching.tail_page(
+            q=q, market=market, prefix=True, after=None, offset=offset, limit=4, bound=bound
+        )
+        assert [{k: r[k] for k in r if k != "summary"} for r in together] == apart, case
+        stored = rendering.summaries([row["id"] for row in apart])
+        assert {r["id"]: r["summary"] for r in together} == stored, case
 
 
 @pytest.mark.parametrize("bound", [0, 1, 2, 3])
