@@ -51,7 +51,6 @@ import functools
 import hashlib
 import importlib
 import logging
-import multiprocessing
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -71,6 +70,7 @@ from catalogue.models import Food, FoodRendering, Nutrient
 from catalogue.nutrients import NutrientRef
 from catalogue.routing import catalogue_read_alias
 from core import problems
+from core.processes import forked_pool
 from core.sql import prepared_cursor
 
 logger = logging.getLogger("foodservice.catalogue")
@@ -354,8 +354,9 @@ def render_ids(
     # Not ``with Pool()``: its exit terminates the workers, and a worker killed while it
     # holds the task queue's lock leaves the other waiting on it forever, the load hung
     # after its last rendering (seen once in two full loads). Closed, the workers take
-    # the end-of-work sentinel and leave on their own; terminated only on an error.
-    pool = multiprocessing.get_context("fork").Pool(processes)
+    # the end-of-work sentinel and leave on their own; terminated only on an error,
+    # which ends them at once (core.processes: their SIGTERM takes its default action).
+    pool = forked_pool(processes)
     try:
         for count in pool.imap_unordered(_render_chunk, chunks):
             done += count

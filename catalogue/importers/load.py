@@ -5,10 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
-import multiprocessing
 import os
-import signal
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -17,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from multiprocessing.pool import Pool
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -32,6 +28,7 @@ from catalogue.importers.records import FoodRecord, Skipped
 from catalogue.importers.writer import Writer, deferred_indexes
 from catalogue.models import Food, SourceLoad
 from catalogue.selectors import catalogue_cache_forget
+from core.processes import forked_pool
 
 SOURCES = ("sr28", "fdc", "ifct", "fdc-release")
 # The ``Food.source`` a loader's foods get, where it is not the loader's own name: USDA's
@@ -270,7 +267,7 @@ def _encoders(fresh: bool) -> Iterator[Callable[[], Pool] | None]:
 
     def pool() -> Pool:
         if not started:
-            started.append(_forked_pool(processes))
+            started.append(forked_pool(processes))
         return started[0]
 
     try:
@@ -285,34 +282,6 @@ def _encoders(fresh: bool) -> Iterator[Callable[[], Pool] | None]:
     finally:
         for each in started:
             each.join()
-
-
-# The signals a pool's ``terminate()`` sends (SIGTERM) or a supervisor may (SIGHUP).
-_STOPS = (signal.SIGTERM, signal.SIGHUP)
-
-
-def _forked_pool(processes: int) -> Pool:
-    """``processes`` forked encoders whose SIGTERM and SIGHUP take the default action
-    (the process ends at once), whatever this process does with them. Inherited, the
-    metering recorder's flush handler (metering/recorder.py) made ``terminate()`` depend
-    on a Python handler in each child: once a child stayed alive after ``terminate()``'s
-    SIGTERM (most likely one still starting: CPython drops the signals a child caught
-    before its interpreter was ready after the fork), and ``terminate()`` joined it
-    forever (a failing test load hung ``make test``). The encoders meter nothing and
-    hold nothing to flush. The handlers are swapped around the forks only from the main
-    thread (elsewhere they cannot be set) and only when Python set them (a handler set
-    from C cannot be put back)."""
-    swapped: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in _STOPS:
-            handler = signal.getsignal(signum)
-            if handler is not None and handler is not signal.SIG_DFL:
-                swapped[signum] = signal.signal(signum, signal.SIG_DFL)
-    try:
-        return multiprocessing.get_context("fork").Pool(processes)
-    finally:
-        for signum, handler in swapped.items():
-            signal.signal(signum, handler)
 
 
 def _read(

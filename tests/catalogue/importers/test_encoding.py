@@ -4,14 +4,13 @@ catalogue/importers/encoding.py): the same catalogue as one process writes."""
 from __future__ import annotations
 
 import csv
-import signal
 from datetime import date
 from pathlib import Path
 
 import pytest
 from django.db import connection
 
-from catalogue.importers import encoding, load, writer
+from catalogue.importers import encoding, writer
 from catalogue.importers import fdc as fdc_module
 from catalogue.importers.load import catalogue_load_sources
 from catalogue.models import Food, SourceLoad
@@ -123,29 +122,3 @@ def test_a_pool_load_failing_while_its_copy_is_open_leaves_nothing(
     with connection.cursor() as cursor:  # the connection is idle, not in a COPY
         cursor.execute("SELECT 1")
         assert cursor.fetchone() == (1,)
-
-
-def _ends_at_once(signum: int) -> bool:
-    """In a pool's child: whether ``signum`` takes its default action there."""
-    return signal.getsignal(signum) is signal.SIG_DFL
-
-
-def _swallow(signum: int, frame: object) -> None:
-    """A handler of this process's own (as the metering recorder's flush is)."""
-
-
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_the_encoders_end_at_once_on_terminate_whatever_this_process_handles(signum):
-    # A failing pool load hung make test: terminate()'s SIGTERM went to a child running
-    # the recorder's inherited handler, was lost there, and the join never ended.
-    theirs = signal.signal(signum, _swallow)
-    try:
-        pool = load._forked_pool(2)
-        try:
-            assert pool.apply(_ends_at_once, (signum,)) is True
-            assert signal.getsignal(signum) is _swallow  # this process keeps its own
-        finally:
-            pool.terminate()
-            pool.join()
-    finally:
-        signal.signal(signum, theirs)
