@@ -233,7 +233,7 @@ def _counts(terms: list[str], market: str | None) -> dict[str, Word]:
                 "WHERE word = ANY(string_to_array(%s, ' ')) AND market_id = ANY("
                 + MARKETS_SQL
                 + ") GROUP BY word",
-                (" ".join(wanted), market, market),
+                (counted_words(terms), market, market),
             )
             return {row[0]: Word(*row) for row in cursor.fetchall()}
     vocabulary = _sqlite_vocabulary(market)
