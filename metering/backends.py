@@ -146,36 +146,43 @@ class RedisMeter:
         # The epoch (issue 13) is under the state's hash tag: one Cluster slot.
         keys = [self.state_key(account_id), epoch_key(account_id)]
         carried = None
-        if carry is None:
-            reply = self._call(self.script, keys, args)
-        elif self.on_cluster:
-            reply = self._call(self.script, keys, args)
-            carried = self._get_quietly(carry)
-        else:
+        if not self.on_cluster:
             reply, carried = self._call_carrying(keys, args, carry)
+        else:
+            reply = self._call(self.script, keys, args)
+            if carry is not None:
+                carried = self._get_quietly(carry)
         outcome, used, tat, hour, *hours = (int(v) for v in reply)
         return Tally(Outcome(outcome), used, tat, hour, tuple(hours), carried)
 
-    def _call_carrying(self, keys: list[str], args: list[Any], carry: str) -> tuple[Any, Any]:
-        """The script's reply and the value of ``carry``, in one round trip: EVALSHA and
-        GET written together on one pooled connection, then both replies read.
+    def _call_carrying(
+        self, keys: list[str], args: list[Any], carry: str | None
+    ) -> tuple[Any, Any]:
+        """The script's reply and the value of ``carry`` (None: no value asked), in one
+        round trip: EVALSHA and GET written together on one pooled connection, then both
+        replies read.
 
         Not redis-py's ``Pipeline``: its command stack, per-command option handling and
         reply callbacks cost 25-60 us more CPU per exchange (bench/RESULTS.md, "Issue
         41.2: records stored compressed, and the meter's exchange without a Pipeline"),
-        for two commands whose replies need none of them. The
+        for two commands whose replies need none of them. Nor, for the script alone,
+        ``Script.__call__`` through ``execute_command`` (its option handling and reply
+        callback: ~10-25 us more per call; bench/RESULTS.md, "Issue 41.2: the meter's
+        every call written directly, hiredis"). The
         connection's own ``Retry`` (core/redis.py: one immediate retry on a broken
         connection, never on a timeout) wraps the exchange as it wraps a pipeline's.
         ``Script`` would first ask SCRIPT EXISTS; the script is loaded only when Redis
         does not know it (a restarted or flushed server): then it runs alone, once."""
         from redis.exceptions import NoScriptError
 
-        commands = [("EVALSHA", self.script.sha, len(keys), *keys, *args), ("GET", carry)]
+        commands: list[tuple[Any, ...]] = [("EVALSHA", self.script.sha, len(keys), *keys, *args)]
+        if carry is not None:
+            commands.append(("GET", carry))
         pool = self.client.connection_pool
         with _reaching_redis():
             conn = pool.get_connection()
             try:
-                reply, carried = conn.retry.call_with_retry(
+                reply, *carried = conn.retry.call_with_retry(
                     lambda: _exchange(conn, commands), lambda error: conn.disconnect()
                 )
             finally:
@@ -184,7 +191,8 @@ class RedisMeter:
             reply = self._call(self.script, keys, args)  # Script loads it, then runs it
         elif isinstance(reply, Exception):
             raise reply
-        return reply, None if isinstance(carried, Exception) else carried
+        value = carried[0] if carried else None
+        return reply, None if isinstance(value, Exception) else value
 
     def _get_quietly(self, key: str) -> Any:
         """``key``'s value, or None when Redis does not answer it: a carried value is

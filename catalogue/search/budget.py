@@ -8,12 +8,16 @@ that holds whatever a plan does under load or on a catalogue it was not measured
 
 - on PostgreSQL each statement runs under a **statement timeout** of its kind
   (``settings.CATALOGUE_BUDGETS[kind]["statement_ms"]``): ``statement_timeout``, set with
-  ``set_config(..., true)`` (``SET LOCAL``) in a transaction of the reads' own, so it
-  holds for these reads only, and through PgBouncer's transaction pooling too
-  (every catalogue read of the block is pinned to that database:
-  ``catalogue.routing.pinned_reads``); the same statement sets ``plan_cache_mode``
+  ``SET LOCAL`` in a transaction of the reads' own, so it holds for these reads only,
+  and through PgBouncer's transaction pooling too (every catalogue read of the block is
+  pinned to that database: ``catalogue.routing.pinned_reads``); ``plan_cache_mode``
   (``settings.CATALOGUE_PLAN_CACHE_MODE``: generic plans for the prepared statements,
-  core/sql.py, unless configured otherwise) for the block the same way;
+  core/sql.py, unless configured otherwise) is set for the block the same way. The
+  transaction's ``BEGIN`` and both settings go in one message (``_begin``, issue 41.1):
+  psycopg would send its ``BEGIN`` alone, then the settings, two round trips (~0.1 ms
+  of a new search's Python; bench/RESULTS.md, "Issue 41.1: the budget's transaction in
+  one message"). Inside an outer transaction (a savepoint) the settings are read and
+  put back after the block;
 - the request as a whole has a **deadline** (``request_seconds``), checked between
   its steps (``Budget.check``: an analysis checks it before each line's search); on
   SQLite, which has no statement timeout, a progress handler interrupts the statement
@@ -36,6 +40,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import OperationalError, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 
@@ -126,6 +131,9 @@ def _statement_timeout(connection: BaseDatabaseWrapper, budget: Budget) -> Itera
     back as they were at the end when the transaction goes on (a savepoint inside an
     outer one)."""
     nested = len(connection.atomic_blocks) > 1
+    if not nested and _begin(connection, budget):
+        yield
+        return
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT current_setting('statement_timeout'), current_setting('plan_cache_mode'), "
@@ -141,6 +149,40 @@ def _statement_timeout(connection: BaseDatabaseWrapper, budget: Budget) -> Itera
                 "set_config('plan_cache_mode', %s, true)",
                 (timeout, plans),
             )
+
+
+# The values ``CATALOGUE_PLAN_CACHE_MODE`` may take (PostgreSQL's own), so a value put
+# in ``_begin``'s message is always one of them.
+PLAN_CACHE_MODES = ("force_generic_plan", "auto", "force_custom_plan")
+
+
+def _begin(connection: BaseDatabaseWrapper, budget: Budget) -> bool:
+    """Start the outermost budget's transaction with its settings in one message: ``BEGIN``
+    and both ``SET LOCAL`` (a simple query: its values are an integer and one of
+    ``PLAN_CACHE_MODES``, written in). Sent through psycopg's ``pgconn``, before psycopg
+    sends a ``BEGIN`` of its own: psycopg then finds the transaction open, and Django's
+    atomic block commits or rolls it back as any other. False, nothing sent, when the
+    transaction has begun already (a statement ran in the block before the budget)."""
+    from psycopg import errors, pq
+
+    mode = settings.CATALOGUE_PLAN_CACHE_MODE
+    if mode not in PLAN_CACHE_MODES:
+        raise ImproperlyConfigured(f"CATALOGUE_PLAN_CACHE_MODE must be one of {PLAN_CACHE_MODES}")
+    pgconn = connection.connection.pgconn
+    if pgconn.transaction_status != pq.TransactionStatus.IDLE:
+        return False
+    sql = (
+        f"BEGIN; SET LOCAL statement_timeout = {int(budget.remaining_ms())}; "
+        f"SET LOCAL plan_cache_mode = {mode}"
+    )
+    started = time.monotonic()
+    with connection.wrap_database_errors:
+        result = pgconn.exec_(sql.encode())
+        if result.status != pq.ExecStatus.COMMAND_OK:
+            raise errors.error_from_result(result, encoding="utf-8")
+    if connection.queries_logged:  # DEBUG, CaptureQueriesContext: shown as Django shows one
+        connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
+    return True
 
 
 @contextlib.contextmanager

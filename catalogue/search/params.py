@@ -45,6 +45,8 @@ MAX_CURSOR_LENGTH = 4000
 _RANGE = re.compile(r"(?P<slug>[a-z_]+)_(?P<bound>min|max)")
 _SLUG = re.compile(r"[a-z0-9-]{1,120}")
 _MARKET = re.compile(r"[A-Za-z]{2}")
+# Read once: ``DataType.values`` builds its list again at every call (every search).
+_DATA_TYPES = tuple(DataType.values)
 _FIXED = {
     "q", "data_type", "category", "brand", "market", "sort", "page", "page_size", "cursor",
     "variant_of",
@@ -132,7 +134,7 @@ def parse_food_query(params: Mapping[str, Sequence[str]]) -> FoodQuery:
     page, page_size, cursor = paging_parameters(values)
     return FoodQuery(
         q=q,
-        data_types=_choices(values, "data_type", DataType.values),
+        data_types=_choices(values, "data_type", _DATA_TYPES),
         categories=_slugs(values, "category"),
         brand=_text(values, "brand", MAX_TEXT_LENGTH).casefold(),
         market=_market(values.get("market")),
@@ -251,7 +253,7 @@ def _items(values: dict[str, str], name: str) -> list[str]:
     return items
 
 
-def _choices(values: dict[str, str], name: str, allowed: list[str]) -> tuple[str, ...]:
+def _choices(values: dict[str, str], name: str, allowed: Sequence[str]) -> tuple[str, ...]:
     items = _items(values, name)
     for item in items:
         if item not in allowed:

@@ -17,7 +17,8 @@ greedily by CPU, of every distinct SQL statement (literals and parameter lists
 normalised, migrations left out) and of every view and method those 250 tests ran,
 measured with an ``execute_wrapper`` on every connection: among them the phrase index's
 raw SQL and the relaxed search (test_search), ``statement_timeout`` by ``set_config`` in
-a transaction and a statement stopped past it (test_cost_bound), the ``COPY`` through a
+a transaction, the outermost budget's ``BEGIN`` and ``SET LOCAL`` in one message, and a
+statement stopped past each (test_cost_bound), the ``COPY`` through a
 temporary table of a load-sized store and a whole load (test_records_and_caching), each
 ``/v1`` endpoint and method they reach, each dashboard page and form (sign-up, sign-in,
 sign-out, the keys' create, rotate, revoke and rename, usage and its CSV, plan change),
@@ -79,6 +80,8 @@ SUBSET = [
         "test_a_widened_query_left_with_a_broad_prefix_is_searched_completed",
         "test_an_analysis_past_its_deadline_is_a_503_and_is_not_counted",
         "test_a_statement_running_past_the_budget_is_stopped_and_the_connection_reusable",
+        # issue 41.1: the outermost budget's BEGIN and SET LOCALs in one simple query
+        "test_an_outermost_budget_stopped_by_its_timeout_leaves_the_connection_clean",
     ),
     *_tests("accounts/test_market_api.py", "test_put_selects_the_market"),
     *_tests(

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connections, transaction
 
 from catalogue.delivery import rendering
@@ -328,3 +329,73 @@ def test_words_found_are_those_some_name_matches_whole_or_as_a_prefix():
     found = matching.words_found(["butter", "butt", "cheddar", "xqzzv", "bu", "salt"], None)
     assert found == {"butter", "butt", "cheddar", "salt"}
     assert matching.words_found([], None) == set()
+
+
+def _sent(trace: Path) -> list[str]:
+    """The simple-query and prepared-statement messages libpq sent, as its trace shows
+    them (``Query "..."``, ``Parse``/``Bind``): one entry per message that asks."""
+    asked = re.compile(r"\tF\t\d+\t(Query|Bind)\t")
+    return [
+        line.split("\t", 4)[4].strip()
+        for line in trace.read_text().splitlines()
+        if asked.search(line)
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("mode", ["force_generic_plan", "auto"])
+def test_an_outermost_budget_begins_with_its_settings_in_one_message(settings, tmp_path, mode):
+    # Issue 41.1: BEGIN and both settings in one round trip, then the reads, then COMMIT;
+    # psycopg sends no BEGIN of its own.
+    connection = connections[catalogue_read_alias()]
+    if connection.vendor != "postgresql":
+        pytest.skip("the statement timeout is PostgreSQL's")
+    _budgets(settings, "search", statement_ms=1500, request_seconds=5)
+    settings.CATALOGUE_PLAN_CACHE_MODE = mode
+    assert _setting(connection, "statement_timeout") == "0"  # connected, health checked
+    trace = tmp_path / "trace"
+    with trace.open("w") as out:
+        connection.connection.pgconn.trace(out.fileno())
+        try:
+            with budget.read_budget("search"), connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT current_setting('statement_timeout'), "
+                    "current_setting('plan_cache_mode')"
+                )
+                inside = cursor.fetchone()
+        finally:
+            connection.connection.pgconn.untrace()
+    assert inside == ("1500ms", mode)
+    sent = _sent(trace)
+    assert len(sent) == 3, sent
+    assert sent[0] == (
+        f'"BEGIN; SET LOCAL statement_timeout = 1500; SET LOCAL plan_cache_mode = {mode}"'
+    )
+    assert sent[2] == '"COMMIT"'
+    assert _setting(connection, "statement_timeout") == "0"  # gone with the transaction
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_outermost_budget_stopped_by_its_timeout_leaves_the_connection_clean(settings):
+    connection = connections[catalogue_read_alias()]
+    if connection.vendor != "postgresql":
+        pytest.skip("the statement timeout is PostgreSQL's")
+    _budgets(settings, "search", statement_ms=50, request_seconds=5)
+    with pytest.raises(QueryTimeout), budget.read_budget("search"), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_sleep(2)")
+    assert not connection.in_atomic_block
+    assert connection.connection.pgconn.transaction_status == 0  # idle: rolled back
+    assert _setting(connection, "statement_timeout") == "0"
+    with budget.read_budget("search"):  # the next budget begins as the first did
+        assert _setting(connection, "statement_timeout") == "50ms"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_plan_cache_mode_not_postgresql_s_is_refused_before_anything_is_sent(settings):
+    connection = connections[catalogue_read_alias()]
+    if connection.vendor != "postgresql":
+        pytest.skip("plan_cache_mode is PostgreSQL's")
+    settings.CATALOGUE_PLAN_CACHE_MODE = "auto; DROP TABLE catalogue_food"
+    with pytest.raises(ImproperlyConfigured), budget.read_budget("search"):
+        pass
+    assert connection.connection.pgconn.transaction_status == 0
