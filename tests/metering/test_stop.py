@@ -72,6 +72,11 @@ def wait_until_up(base: str, process: subprocess.Popen) -> None:
     raise AssertionError("the server did not start in time")
 
 
+def _default_stop_signals() -> None:
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 @contextmanager
 def runserver() -> Iterator[tuple[str, subprocess.Popen]]:
     """``manage.py runserver --noreload`` on a free port with this run's database and
@@ -85,9 +90,10 @@ def runserver() -> Iterator[tuple[str, subprocess.Popen]]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         # A suite started in the background of a shell without job control inherits
-        # SIGINT ignored, and Python keeps an ignored SIGINT so: give the server the
-        # default, as a terminal's Ctrl-C finds it.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        # SIGINT ignored, and one started under nohup SIGHUP ignored; Python and the
+        # recorder keep an ignored signal so: give the server the defaults, as a
+        # terminal's Ctrl-C and hang-up find them.
+        preexec_fn=_default_stop_signals,
     )
     try:
         wait_until_up(f"http://127.0.0.1:{port}", process)
