@@ -147,7 +147,7 @@ class RedisMeter:
         keys = [self.state_key(account_id), epoch_key(account_id)]
         carried = None
         if not self.on_cluster:
-            reply, carried = self._call_carrying(keys, args, carry)
+            reply, carried = self._call_direct(keys, args, carry)
         else:
             reply = self._call(self.script, keys, args)
             if carry is not None:
@@ -155,9 +155,7 @@ class RedisMeter:
         outcome, used, tat, hour, *hours = (int(v) for v in reply)
         return Tally(Outcome(outcome), used, tat, hour, tuple(hours), carried)
 
-    def _call_carrying(
-        self, keys: list[str], args: list[Any], carry: str | None
-    ) -> tuple[Any, Any]:
+    def _call_direct(self, keys: list[str], args: list[Any], carry: str | None) -> tuple[Any, Any]:
         """The script's reply and the value of ``carry`` (None: no value asked), in one
         round trip: EVALSHA and GET written together on one pooled connection, then both
         replies read.
@@ -167,8 +165,8 @@ class RedisMeter:
         41.2: records stored compressed, and the meter's exchange without a Pipeline"),
         for two commands whose replies need none of them. Nor, for the script alone,
         ``Script.__call__`` through ``execute_command`` (its option handling and reply
-        callback: ~10-25 us more per call; bench/RESULTS.md, "Issue 41.2: the meter's
-        every call written directly, hiredis"). The
+        callback: ~10-25 us more per call; bench/RESULTS.md, "Issue 41.1: the budget's
+        transaction in one message, and the meter's every call written directly"). The
         connection's own ``Retry`` (core/redis.py: one immediate retry on a broken
         connection, never on a timeout) wraps the exchange as it wraps a pipeline's.
         ``Script`` would first ask SCRIPT EXISTS; the script is loaded only when Redis
