@@ -118,6 +118,10 @@ TEMPLATES = [
 # --- Durable state -----------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL")
 DATABASES = {"default": database_from_url(DATABASE_URL, sqlite_path=VAR_DIR / "db.sqlite3")}
+# PostgreSQL through foodservice/ops/postgresql: CONN_HEALTH_CHECKS without a round trip
+# when the connection's socket shows nothing wrong (issue 41.1).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["ENGINE"] = "foodservice.ops.postgresql"
 # DATABASE_PGBOUNCER=1: DATABASE_URL (and the replicas) go through PgBouncer in transaction
 # pooling mode, where a server connection belongs to a client for one transaction only:
 # no server-side cursors (a cursor would outlive its transaction), no prepared statements
@@ -145,7 +149,7 @@ if DATABASE_REPLICA_URLS:
 # prepares. Off through PgBouncer, and with DATABASE_PREPARED=0.
 DATABASE_PREPARED = env_bool("DATABASE_PREPARED", default=True) and not DATABASE_PGBOUNCER
 for _db in DATABASES.values():
-    if _db["ENGINE"] not in ("django.db.backends.postgresql", "foodservice.ops.replica_db"):
+    if _db["ENGINE"] not in ("foodservice.ops.postgresql", "foodservice.ops.replica_db"):
         continue
     if DATABASE_PREPARED:
         _db["OPTIONS"].setdefault("prepare_threshold", 5)  # psycopg's own default

@@ -114,7 +114,7 @@ def test_pgbouncer_and_replicas_settings():
     )
     assert got["dbs"] == {
         "default": {
-            "engine": "django.db.backends.postgresql",
+            "engine": "foodservice.ops.postgresql",
             "nocursors": True,
             "prepare": None,
             "mirror": None,

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connections
-from django.db.backends.postgresql import base
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
+from foodservice.ops.postgresql import base
 from foodservice.ops.replicas import health
 
 
