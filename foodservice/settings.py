@@ -84,13 +84,15 @@ MIDDLEWARE = [
     # Before anything reads the session or the database: NUL and other control
     # characters get a 404/400 on every route (issue 11.6).
     "core.controlchars.ControlCharacterMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's session, user and messages middleware, passing a /v1 request (a key, never
+    # a session) straight on (foodservice/http/browser.py, issue 41.1).
+    "foodservice.http.browser.SessionMiddleware",
     # Before CommonMiddleware, so it strips the Content-Length that one adds to a 304.
     "foodservice.http.middleware.NotModifiedMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "foodservice.http.browser.AuthenticationMiddleware",
+    "foodservice.http.browser.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A sign-in the limit refused gets the 429 page, whichever form asked (issue 11.2).
     "accounts.middleware.SignInLimitMiddleware",
