@@ -41,10 +41,10 @@ from urllib.parse import urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from capacity import backends, catalogue_words  # noqa: E402
+from capacity import backends, catalogue_words
 
-from bench.kits.inprocess import metered_client  # noqa: E402
-from tests.support.engines import ThrowawayRedis  # noqa: E402
+from bench.kits.inprocess import metered_client
+from tests.support.engines import ThrowawayRedis
 
 VARIANTS = ("django", "health", "both")
 DJANGO_S = {
@@ -151,7 +151,7 @@ def main() -> int:
             response.close()  # request_finished, as gunicorn does
             assert statuses[0].startswith("200"), (path, query, statuses)
 
-        for kind, todo in paths.items():  # imports, plans, connections
+        for todo in paths.values():  # imports, plans, connections
             for variant in VARIANTS:
                 health(variant)
                 for path, query in todo[:10]:
@@ -195,9 +195,7 @@ def main() -> int:
     for (kind, variant), rounds in results.items():
         cpu, pg, wall = (statistics.median(r[i] for r in rounds) for i in range(3))
         by_round = ", ".join(f"{r[0]:.2f}" for r in rounds)
-        print(
-            f"| {kind} | {variant} | {cpu:.3f} | {pg:.3f} | {wall:.3f} | {by_round} |", file=out
-        )
+        print(f"| {kind} | {variant} | {cpu:.3f} | {pg:.3f} | {wall:.3f} | {by_round} |", file=out)
     print(out.getvalue())
     return 0
 
