@@ -23,8 +23,9 @@ temporary table of a load-sized store and a whole load (test_records_and_caching
 ``/v1`` endpoint and method they reach, each dashboard page and form (sign-up, sign-in,
 sign-out, the keys' create, rotate, revoke and rename, usage and its CSV, plan change),
 health and metrics, plus one test of a real gunicorn (two workers) and one of key
-authentication. A test added to those modules with a new kind of statement belongs here
-too.
+authentication, and the connection health check on an idle connection and in a
+transaction (test_connection_health). A test added to those modules with a new kind of
+statement belongs here too.
 """
 
 from __future__ import annotations
@@ -139,6 +140,13 @@ SUBSET = [
         "test_readyz_methods_other_than_get_and_head_are_refused",
         "test_timed_answer_is_kept_for_its_ttl_then_recomputed",
         "test_probes_and_scrapes_are_not_redirected_to_https",
+    ),
+    # The health check (issue 41.1): no statement on an idle connection to PgBouncer,
+    # SELECT 1 inside a transaction, as on a direct connection.
+    *_tests(
+        "ops/test_connection_health.py",
+        "test_an_idle_healthy_connection_is_usable_with_nothing_sent",
+        "test_a_connection_inside_a_transaction_is_checked_with_a_statement",
     ),
 ]
 
