@@ -38,7 +38,12 @@ def _end_session(pid: int) -> None:
     would, and wait until its client can see it."""
     db = connection.settings_dict
     with psycopg.connect(
-        host=db["HOST"], port=db["PORT"], user=db["USER"], dbname=db["NAME"], autocommit=True
+        host=db["HOST"],
+        port=db["PORT"],
+        user=db["USER"],
+        password=db["PASSWORD"] or None,
+        dbname=db["NAME"],
+        autocommit=True,
     ) as other:
         assert other.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
     poller = select.poll()
@@ -81,6 +86,12 @@ def test_a_connection_inside_a_transaction_is_checked_with_a_statement(tmp_path)
 def test_a_connection_whose_session_postgresql_ended_is_not_usable():
     connection.ensure_connection()
     _end_session(connection.connection.info.backend_pid)
+    assert connection.is_usable() is False
+
+
+def test_a_connection_closed_under_django_is_not_usable():
+    connection.ensure_connection()
+    connection.connection.close()  # libpq's status BAD, no socket
     assert connection.is_usable() is False
 
 

@@ -3,7 +3,8 @@
 Django's ``CONN_HEALTH_CHECKS`` sends ``SELECT 1`` before the first query of every
 request that reuses a connection: on this vm ~80 us of Python, ~50 us of the backend's CPU
 and ~150 us of waiting (issue 41.1; RESULTS "Issue 41.1: the health check without a
-round trip"). Here the check looks first at what the connection already knows:
+round trip, and the browser's middleware off the API"). Here the check looks first at
+what the connection already knows:
 
 - libpq's status and transaction status: a connection libpq knows to be broken, or one
   left inside a transaction, is judged by ``SELECT 1`` as before;
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import select
 
+import psycopg
 from django.db.backends.postgresql import base
 from psycopg import pq
 
@@ -46,7 +48,7 @@ def _readable(pgconn: pq.abc.PGconn) -> bool:
     """Whether the connection's socket has anything to read now (or no socket at all)."""
     try:
         fd = pgconn.socket
-    except Exception:  # psycopg: no socket (a connection libpq already closed)
+    except psycopg.OperationalError:  # no socket: a connection libpq already closed
         return True
     poller = select.poll()  # not select(): a worker's descriptors may pass 1,024
     poller.register(fd, select.POLLIN)
