@@ -130,10 +130,8 @@ def misspelt(word: str) -> str:
     return word[: i - 1] + word[i] + word[i - 1] + word[i + 1 :]
 
 
-def unrendered_foods(database_url: str, count: int) -> list[str]:
-    """``count`` foods of market US whose stored renderings are deleted here (the
-    loader renders every food), so their next request renders them: a miss. Run on a
-    copy of the catalogue; the requests store the renderings again."""
+def us_foods(database_url: str, count: int) -> list[tuple[int, str]]:
+    """``count`` random foods of market US: their ids and public ids."""
     import psycopg
 
     with psycopg.connect(database_url, autocommit=True) as conn:
@@ -142,10 +140,21 @@ def unrendered_foods(database_url: str, count: int) -> list[str]:
             " ORDER BY md5(id::text || now()::text) LIMIT %s",
             (count,),
         ).fetchall()
+    return [(food_id, public_id) for food_id, public_id in rows]
+
+
+def unrendered_foods(database_url: str, count: int) -> list[str]:
+    """``count`` foods of market US whose stored renderings are deleted here (the
+    loader renders every food), so their next request renders them: a miss. Run on a
+    copy of the catalogue; the requests store the renderings again."""
+    import psycopg
+
+    foods = us_foods(database_url, count)
+    with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute(
-            "DELETE FROM catalogue_foodrendering WHERE food_id = ANY(%s)", ([i for i, _ in rows],)
+            "DELETE FROM catalogue_foodrendering WHERE food_id = ANY(%s)", ([i for i, _ in foods],)
         )
-    return [public_id for _, public_id in rows]
+    return [public_id for _, public_id in foods]
 
 
 def redis_benchmark(port: int, *command: str, requests: int = 100_000) -> float:

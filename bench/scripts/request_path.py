@@ -41,7 +41,7 @@ from urllib.parse import urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from capacity import backends, catalogue_words
+from capacity import backends, catalogue_words, us_foods
 
 from bench.kits.inprocess import metered_client
 from tests.support.engines import ThrowawayRedis
@@ -70,18 +70,6 @@ def cpu_seconds(pids: list[int]) -> float:
         except OSError:
             continue
     return total / 1e9
-
-
-def us_foods(database_url: str, count: int) -> list[str]:
-    import psycopg
-
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        rows = conn.execute(
-            "SELECT public_id FROM catalogue_food WHERE market_id = 'US'"
-            " ORDER BY md5(id::text || now()::text) LIMIT %s",
-            (count,),
-        ).fetchall()
-    return [public_id for (public_id,) in rows]
 
 
 def handlers() -> dict[str, Any]:
@@ -120,7 +108,7 @@ def main() -> int:
         assert connection.settings_dict["ENGINE"] == "foodservice.ops.postgresql"
         per_kind = args.requests * args.rounds * len(VARIANTS)
         words = catalogue_words(args.database_url, per_kind + 30)
-        foods = us_foods(args.database_url, per_kind + 30)
+        foods = [public_id for _, public_id in us_foods(args.database_url, per_kind + 30)]
         if len(words) < per_kind + 30:  # the full catalogue has ~2,950 such words
             sys.exit(f"{len(words)} catalogue words for {per_kind + 30}: fewer requests")
         random.Random(args.seed).shuffle(words)
